@@ -1,0 +1,28 @@
+# The one image of web, worker, beat and migrate (docker-compose.yml).
+FROM python:3.11-slim-bookworm
+
+ENV PYTHONDONTWRITEBYTECODE=1 \
+    PYTHONUNBUFFERED=1 \
+    PIP_NO_CACHE_DIR=1 \
+    BIDEL_VAR_DIR=/var/lib/bidel
+
+# bubblewrap: the sandbox layer the bot runner uses where it is installed.
+RUN apt-get update \
+    && apt-get install --yes --no-install-recommends bubblewrap \
+    && rm -rf /var/lib/apt/lists/* \
+    && useradd --system --create-home --uid 10001 bidel \
+    && mkdir -p /var/lib/bidel && chown bidel /var/lib/bidel
+
+WORKDIR /app
+COPY pyproject.toml constraints.txt README.md ./
+COPY engine engine
+COPY bots_sdk bots_sdk
+COPY arena arena
+COPY hearts_platform hearts_platform
+COPY manage.py ./
+RUN pip install -c constraints.txt . \
+    && DEBUG=1 python manage.py collectstatic --noinput
+
+USER bidel
+EXPOSE 8000
+CMD ["gunicorn", "hearts_platform.wsgi", "--bind=0.0.0.0:8000", "--workers=3", "--access-logfile=-"]

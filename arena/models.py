@@ -1,0 +1,1 @@
+"""The arena's tables (bots, versions, matches, ladders, tournaments) arrive with their issues."""

@@ -1,0 +1,221 @@
+"""Django settings for Bidel, read from environment variables with safe defaults.
+
+Variables (all optional except SECRET_KEY when DEBUG is off):
+
+- ``DEBUG``: off unless set to 1/true/yes/on.
+- ``SECRET_KEY``: required when DEBUG is off; the process refuses to start without it.
+- ``ALLOWED_HOSTS``: comma-separated; defaults to the loopback names.
+- ``CSRF_TRUSTED_ORIGINS``: comma-separated origins (``https://bidel.example``).
+- ``DATABASE_URL``: e.g. ``postgres://user@host:5432/db``; default: SQLite in var/.
+- ``REDIS_URL``: when set, Celery's broker and result backend and the cache; else an embedded
+  broker in var/ that needs no server (see hearts_platform/broker.py) and a file cache.
+- ``BIDEL_VAR_DIR``: where the SQLite file, the embedded broker, results and cache live
+  (default: ``var/`` in the project).
+- ``CELERY_TASK_SOFT_TIME_LIMIT`` / ``CELERY_TASK_TIME_LIMIT``: seconds (defaults 900 / 960).
+- ``HEALTH_TIMEOUT``: seconds the health check waits for broker and workers (default 1).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import dj_database_url
+
+from hearts_platform.broker import embedded_transport, redis_transport
+from hearts_platform.env import Env, SettingsError
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+env = Env()
+
+VAR_DIR = Path(env.str("BIDEL_VAR_DIR", str(BASE_DIR / "var"))).resolve()
+VAR_DIR.mkdir(parents=True, exist_ok=True)
+
+DEBUG = env.bool("DEBUG", False)
+SECRET_KEY = env.str("SECRET_KEY")
+if not SECRET_KEY:
+    if not DEBUG:
+        raise SettingsError(
+            "SECRET_KEY is not set and DEBUG is off; set SECRET_KEY to a long random string "
+            "(or DEBUG=1 for local development)"
+        )
+    SECRET_KEY = "django-insecure-bidel-local-development-only"
+
+ALLOWED_HOSTS = env.list("ALLOWED_HOSTS", ["localhost", "127.0.0.1", "[::1]"])
+CSRF_TRUSTED_ORIGINS = env.list("CSRF_TRUSTED_ORIGINS", [])
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "rest_framework",
+    "drf_spectacular",
+    "django_celery_beat",
+    "arena",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+]
+
+ROOT_URLCONF = "hearts_platform.urls"
+WSGI_APPLICATION = "hearts_platform.wsgi.application"
+ASGI_APPLICATION = "hearts_platform.asgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+# --- Database -------------------------------------------------------------------------------
+
+_DEFAULT_DATABASE_URL = f"sqlite:///{VAR_DIR / 'bidel.sqlite3'}"
+DATABASE_URL = env.str("DATABASE_URL", _DEFAULT_DATABASE_URL)
+try:
+    _database = dj_database_url.parse(DATABASE_URL, conn_max_age=60, conn_health_checks=True)
+except (ValueError, KeyError) as exc:
+    raise SettingsError(f"DATABASE_URL is not a usable database URL ({exc})") from None
+if _database["ENGINE"] == "django.db.backends.sqlite3":
+    _database["CONN_MAX_AGE"] = 0
+    _database["OPTIONS"] = {
+        # The web server and the workers write to the same file: take the write lock at the
+        # start of a transaction (no deadlock on upgrade) and let readers go on beside it.
+        "transaction_mode": "IMMEDIATE",
+        "timeout": 20,
+        "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+    }
+    # A file, not :memory:, so that worker processes started by tests see the test data.
+    _database["TEST"] = {"NAME": str(VAR_DIR / "test_bidel.sqlite3")}
+DATABASES = {"default": _database}
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+# --- Redis: broker, results, cache ----------------------------------------------------------
+
+REDIS_URL = env.str("REDIS_URL")
+if REDIS_URL and not REDIS_URL.startswith(("redis://", "rediss://", "unix://")):
+    raise SettingsError(f"REDIS_URL={REDIS_URL!r} must start with redis://, rediss:// or unix://")
+
+CELERY_TASK_SOFT_TIME_LIMIT = env.int("CELERY_TASK_SOFT_TIME_LIMIT", 900, minimum=1)
+CELERY_TASK_TIME_LIMIT = env.int("CELERY_TASK_TIME_LIMIT", 960, minimum=1)
+if CELERY_TASK_TIME_LIMIT <= CELERY_TASK_SOFT_TIME_LIMIT:
+    raise SettingsError(
+        f"CELERY_TASK_TIME_LIMIT ({CELERY_TASK_TIME_LIMIT}) must exceed "
+        f"CELERY_TASK_SOFT_TIME_LIMIT ({CELERY_TASK_SOFT_TIME_LIMIT})"
+    )
+
+if REDIS_URL:
+    _transport = redis_transport(REDIS_URL, hard_time_limit=CELERY_TASK_TIME_LIMIT)
+    CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": REDIS_URL,
+            "KEY_PREFIX": "bidel",
+        }
+    }
+else:
+    _transport = embedded_transport(VAR_DIR)
+    # Shared by every process on the machine (throttles, debouncing), unlike locmem.
+    CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.filebased.FileBasedCache",
+            "LOCATION": str(VAR_DIR / "cache"),
+        }
+    }
+
+# --- Celery (read by hearts_platform/celery.py through the CELERY_ namespace) ---------------
+
+CELERY_BROKER_URL = _transport["broker_url"]
+CELERY_RESULT_BACKEND = _transport["result_backend"]
+CELERY_BROKER_TRANSPORT_OPTIONS = _transport["broker_transport_options"]
+CELERY_RESULT_BACKEND_TRANSPORT_OPTIONS = _transport["result_backend_transport_options"]
+CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+# JSON only: a task takes ids and seeds, never a pickled object.
+CELERY_TASK_SERIALIZER = "json"
+CELERY_RESULT_SERIALIZER = "json"
+CELERY_ACCEPT_CONTENT = ["json"]
+CELERY_RESULT_ACCEPT_CONTENT = ["json"]
+# Acknowledge after the task ran, one message at a time per worker process, so a worker that
+# dies gives its task back instead of taking a batch down with it.
+CELERY_TASK_ACKS_LATE = True
+CELERY_TASK_REJECT_ON_WORKER_LOST = True
+# ...but a task that kills its worker every time is re-sent at most max_retries times, not
+# forever (without this it looped ~25 times in 20 s when measured).
+CELERY_TASK_RETRY_ON_WORKER_LOST = True
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+CELERY_TASK_TRACK_STARTED = True
+CELERY_RESULT_EXPIRES = 24 * 3600
+CELERY_WORKER_SEND_TASK_EVENTS = True
+CELERY_TASK_SEND_SENT_EVENT = True
+CELERY_BEAT_SCHEDULER = "django_celery_beat.schedulers:DatabaseScheduler"
+CELERY_TIMEZONE = "UTC"
+CELERY_ENABLE_UTC = True
+
+HEALTH_TIMEOUT = float(env.int("HEALTH_TIMEOUT", 1, minimum=1))
+
+# --- REST API -------------------------------------------------------------------------------
+
+REST_FRAMEWORK = {
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticatedOrReadOnly"],
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        "rest_framework.authentication.SessionAuthentication",
+        "rest_framework.authentication.BasicAuthentication",
+    ],
+}
+SPECTACULAR_SETTINGS = {
+    "TITLE": "Bidel API",
+    "DESCRIPTION": "Hearts bot arena: bots, matches, ladders and tournaments.",
+    "VERSION": "0.1.0",
+}
+
+# --- Internationalisation, static files, security -------------------------------------------
+
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = "UTC"
+USE_I18N = True
+USE_TZ = True
+
+STATIC_URL = "static/"
+STATIC_ROOT = VAR_DIR / "static"
+STATIC_ROOT.mkdir(exist_ok=True)  # whitenoise warns on every request when it is missing
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {"BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"},
+}
+
+if not DEBUG:
+    SESSION_COOKIE_HTTPONLY = True
+    CSRF_COOKIE_HTTPONLY = False  # the web pages' JavaScript reads it for POSTs
+    SECURE_CONTENT_TYPE_NOSNIFF = True
+    X_FRAME_OPTIONS = "DENY"
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "root": {"handlers": ["console"], "level": "INFO"},
+    "loggers": {"django.db.backends": {"level": "WARNING"}},
+}
+
+# The names this module read from the environment, in order (checked against deployment files).
+ENVIRONMENT_VARIABLES = tuple(env.names_read)

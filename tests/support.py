@@ -1,0 +1,129 @@
+"""Helpers for tests that run the project's real processes (workers, commands)."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+from celery import Celery
+from django.conf import settings
+
+PROJECT_DIR = Path(__file__).resolve().parent.parent
+#: Variables the settings read; tests that want "a fresh machine" remove them all.
+SERVICE_VARIABLES = ("DATABASE_URL", "REDIS_URL", "BIDEL_VAR_DIR")
+
+
+requires_redis = pytest.mark.skipif(
+    not settings.REDIS_URL,
+    reason="no Redis configured: set REDIS_URL=redis://127.0.0.1:6379/0 (.ci/run does)",
+)
+requires_postgres = pytest.mark.skipif(
+    settings.DATABASES["default"]["ENGINE"] != "django.db.backends.postgresql",
+    reason="no PostgreSQL configured: set DATABASE_URL=postgres://... (.ci/run does)",
+)
+
+
+def child_env(overrides: Mapping[str, str | None] = {}) -> dict[str, str]:
+    """The current environment with ``overrides`` applied (None removes a variable)."""
+    env = dict(os.environ)
+    env.setdefault("DEBUG", "1")
+    for name, value in overrides.items():
+        if value is None:
+            env.pop(name, None)
+        else:
+            env[name] = value
+    return env
+
+
+def run_python(code: str, env: Mapping[str, str], timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    """Run ``python -c code`` in the project directory."""
+    return subprocess.run(
+        [sys.executable, "-c", code], cwd=PROJECT_DIR, env=dict(env), capture_output=True,
+        text=True, timeout=timeout,
+    )
+
+
+def settings_in_subprocess(env: Mapping[str, str], *names: str) -> dict[str, Any]:
+    """Load the settings module in a fresh interpreter under ``env``; return ``names`` as JSON."""
+    code = (
+        "import json, os\n"
+        "os.environ['DJANGO_SETTINGS_MODULE'] = 'hearts_platform.settings'\n"
+        "from django.conf import settings\n"
+        f"print(json.dumps({{n: getattr(settings, n) for n in {list(names)!r}}}, default=str))\n"
+    )
+    completed = run_python(code, env)
+    assert completed.returncode == 0, completed.stderr
+    return json.loads(completed.stdout)
+
+
+@dataclass
+class WorkerProcess:
+    process: subprocess.Popen[str]
+    hostname: str
+    output: list[str] = field(default_factory=list)
+
+    def log(self) -> str:
+        return "".join(self.output)
+
+
+def _stop_group(process: subprocess.Popen[str]) -> None:
+    try:
+        os.killpg(process.pid, signal.SIGTERM)
+        process.wait(timeout=30)
+    except (ProcessLookupError, subprocess.TimeoutExpired):
+        pass
+    try:
+        os.killpg(process.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    process.wait(timeout=30)
+
+
+@contextmanager
+def celery_worker(*, env: Mapping[str, str], hostname: str, queues: list[str]) -> Iterator[WorkerProcess]:
+    """A real ``celery -A hearts_platform worker`` process, yielded once it logs "ready".
+
+    The worker consumes only ``queues``, so tests never take each other's tasks.
+    """
+    argv = [
+        sys.executable, "-m", "celery", "-A", "hearts_platform", "worker",
+        "--pool=prefork", "--concurrency=1", "--loglevel=INFO",
+        f"--hostname={hostname}", f"--queues={','.join(queues)}",
+        "--without-gossip", "--without-mingle",
+    ]
+    process = subprocess.Popen(
+        argv, cwd=PROJECT_DIR, env=dict(env), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+        text=True, start_new_session=True,
+    )
+    worker = WorkerProcess(process=process, hostname=hostname)
+    try:
+        assert process.stdout is not None
+        for line in process.stdout:
+            worker.output.append(line)
+            if f"{hostname} ready." in line:
+                break
+        else:
+            raise AssertionError(f"worker exited before it was ready:\n{worker.log()}")
+        # Keep reading so a chatty worker never blocks on a full pipe.
+        threading.Thread(target=lambda: worker.output.extend(process.stdout), daemon=True).start()
+        yield worker
+    finally:
+        _stop_group(process)
+
+
+def client_app(transport: Mapping[str, Any]) -> Celery:
+    """A Celery client with the project's settings but the given broker/backend settings."""
+    app = Celery("bidel-test-client", set_as_current=False)
+    app.config_from_object("django.conf:settings", namespace="CELERY")
+    app.conf.update(dict(transport))
+    return app

@@ -1,0 +1,54 @@
+"""The shape of the code base: package names and the direction of dependencies."""
+
+from __future__ import annotations
+
+import sys
+import tomllib
+
+from tests.support import PROJECT_DIR, child_env, run_python
+
+
+def _our_top_level_names() -> set[str]:
+    names = set()
+    for entry in PROJECT_DIR.iterdir():
+        if entry.name.startswith("."):
+            continue
+        if entry.is_dir() and (entry / "__init__.py").exists():
+            names.add(entry.name)
+        elif entry.suffix == ".py":
+            names.add(entry.stem)
+    pyproject = tomllib.loads((PROJECT_DIR / "pyproject.toml").read_text())
+    for pattern in pyproject["tool"]["setuptools"]["packages"]["find"]["include"]:
+        names.add(pattern.rstrip("*"))
+    return names
+
+
+def test_no_top_level_package_shadows_the_standard_library() -> None:
+    names = _our_top_level_names()
+    assert {"engine", "bots_sdk", "arena", "hearts_platform", "manage", "tests"} <= names
+    assert not names & sys.stdlib_module_names, "rename these: they hide standard modules"
+
+
+def test_platform_is_the_standard_module() -> None:
+    import platform
+
+    assert platform.__file__ is not None
+    assert not platform.__file__.startswith(str(PROJECT_DIR))
+
+
+def test_engine_and_sdk_never_import_django() -> None:
+    # Every module of both packages, in a fresh interpreter, so nothing else drags Django in.
+    code = (
+        "import importlib, pkgutil, sys\n"
+        "for name in ('engine', 'bots_sdk'):\n"
+        "    package = importlib.import_module(name)\n"
+        "    for info in pkgutil.walk_packages(package.__path__, name + '.'):\n"
+        "        importlib.import_module(info.name)\n"
+        "loaded = sorted(m for m in sys.modules if m == 'django' or m.startswith('django.'))\n"
+        "imported = sorted(m for m in sys.modules if m.split('.')[0] in ('engine', 'bots_sdk'))\n"
+        "print(len(imported))\n"
+        "assert not loaded, loaded\n"
+    )
+    completed = run_python(code, child_env({"DJANGO_SETTINGS_MODULE": None}))
+    assert completed.returncode == 0, completed.stderr
+    assert int(completed.stdout) >= 2
