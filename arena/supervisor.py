@@ -22,7 +22,9 @@ class Supervisor:
 
     def start(self, name: str, argv: Sequence[str], *, env: Mapping[str, str] | None = None) -> int:
         """Start ``argv`` as process ``name`` in a new session; returns its pid."""
-        process = subprocess.Popen(list(argv), env=None if env is None else dict(env), start_new_session=True)
+        process = subprocess.Popen(
+            list(argv), env=None if env is None else dict(env), start_new_session=True
+        )
         self.processes[name] = process
         return process.pid
 

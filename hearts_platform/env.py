@@ -51,7 +51,9 @@ class Env:
             return True
         if lowered in _FALSE:
             return False
-        raise SettingsError(f"{name}={value!r} is not a boolean; use 1/0, true/false, yes/no or on/off")
+        raise SettingsError(
+            f"{name}={value!r} is not a boolean; use 1/0, true/false, yes/no or on/off"
+        )
 
     def int(self, name: str, default: int, *, minimum: int = 0) -> int:
         value = self._get(name)

@@ -20,7 +20,10 @@ class HealthView(APIView):
     authentication_classes: list = []
 
     @extend_schema(
-        responses={200: OpenApiResponse(description="all OK"), 503: OpenApiResponse(description="a check failed")}
+        responses={
+            200: OpenApiResponse(description="all OK"),
+            503: OpenApiResponse(description="a check failed"),
+        }
     )
     def get(self, request: Request) -> Response:
         report = health_report(app, timeout=settings.HEALTH_TIMEOUT)

@@ -12,4 +12,3 @@ def pytest_report_header(config: pytest.Config) -> list[str]:
         f"bidel: database {database['ENGINE'].rsplit('.', 1)[-1]} ({where}); "
         f"broker {maybe_sanitize_url(settings.CELERY_BROKER_URL)}"
     ]
-

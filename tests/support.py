@@ -45,11 +45,17 @@ def child_env(overrides: Mapping[str, str | None] = {}) -> dict[str, str]:
     return env
 
 
-def run_python(code: str, env: Mapping[str, str], timeout: float = 120) -> subprocess.CompletedProcess[str]:
+def run_python(
+    code: str, env: Mapping[str, str], timeout: float = 120
+) -> subprocess.CompletedProcess[str]:
     """Run ``python -c code`` in the project directory."""
     return subprocess.run(
-        [sys.executable, "-c", code], cwd=PROJECT_DIR, env=dict(env), capture_output=True,
-        text=True, timeout=timeout,
+        [sys.executable, "-c", code],
+        cwd=PROJECT_DIR,
+        env=dict(env),
+        capture_output=True,
+        text=True,
+        timeout=timeout,
     )
 
 
@@ -90,20 +96,36 @@ def _stop_group(process: subprocess.Popen[str]) -> None:
 
 
 @contextmanager
-def celery_worker(*, env: Mapping[str, str], hostname: str, queues: list[str]) -> Iterator[WorkerProcess]:
+def celery_worker(
+    *, env: Mapping[str, str], hostname: str, queues: list[str]
+) -> Iterator[WorkerProcess]:
     """A real ``celery -A hearts_platform worker`` process, yielded once it logs "ready".
 
     The worker consumes only ``queues``, so tests never take each other's tasks.
     """
     argv = [
-        sys.executable, "-m", "celery", "-A", "hearts_platform", "worker",
-        "--pool=prefork", "--concurrency=1", "--loglevel=INFO",
-        f"--hostname={hostname}", f"--queues={','.join(queues)}",
-        "--without-gossip", "--without-mingle",
+        sys.executable,
+        "-m",
+        "celery",
+        "-A",
+        "hearts_platform",
+        "worker",
+        "--pool=prefork",
+        "--concurrency=1",
+        "--loglevel=INFO",
+        f"--hostname={hostname}",
+        f"--queues={','.join(queues)}",
+        "--without-gossip",
+        "--without-mingle",
     ]
     process = subprocess.Popen(
-        argv, cwd=PROJECT_DIR, env=dict(env), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-        text=True, start_new_session=True,
+        argv,
+        cwd=PROJECT_DIR,
+        env=dict(env),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        start_new_session=True,
     )
     worker = WorkerProcess(process=process, hostname=hostname)
     try:

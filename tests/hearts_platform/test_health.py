@@ -49,7 +49,12 @@ def test_unreachable_broker_is_reported_not_raised() -> None:
     assert report["status"] == "error"
     assert report["broker"]["ok"] is False
     assert report["broker"]["error"]
-    assert report["workers"] == {"ok": False, "count": 0, "workers": [], "error": "broker unreachable"}
+    assert report["workers"] == {
+        "ok": False,
+        "count": 0,
+        "workers": [],
+        "error": "broker unreachable",
+    }
     assert report["database"]["ok"] is True
 
 

@@ -45,9 +45,7 @@ def test_debug_off_without_secret_key_refuses_to_start(tmp_path: Path, argv: lis
 
 
 def test_debug_defaults_to_off(tmp_path: Path) -> None:
-    line = _one_line_error(
-        [sys.executable, "manage.py", "check"], _fresh_env(tmp_path, DEBUG=None)
-    )
+    line = _one_line_error([sys.executable, "manage.py", "check"], _fresh_env(tmp_path, DEBUG=None))
     assert "SECRET_KEY" in line
 
 
@@ -72,8 +70,15 @@ def test_malformed_variables_fail_with_one_line(
 
 def test_production_settings_with_secret_key(tmp_path: Path) -> None:
     values = settings_in_subprocess(
-        _fresh_env(tmp_path, DEBUG="0", SECRET_KEY="s" * 50, ALLOWED_HOSTS="bidel.example, api.bidel.example"),
-        "DEBUG", "SECRET_KEY", "ALLOWED_HOSTS",
+        _fresh_env(
+            tmp_path,
+            DEBUG="0",
+            SECRET_KEY="s" * 50,
+            ALLOWED_HOSTS="bidel.example, api.bidel.example",
+        ),
+        "DEBUG",
+        "SECRET_KEY",
+        "ALLOWED_HOSTS",
     )
     assert values == {
         "DEBUG": False,
@@ -85,7 +90,11 @@ def test_production_settings_with_secret_key(tmp_path: Path) -> None:
 def test_defaults_are_sqlite_and_the_embedded_broker_in_var(tmp_path: Path) -> None:
     values = settings_in_subprocess(
         _fresh_env(tmp_path, DEBUG="1"),
-        "DATABASES", "CELERY_BROKER_URL", "CELERY_RESULT_BACKEND", "CACHES", "ALLOWED_HOSTS",
+        "DATABASES",
+        "CELERY_BROKER_URL",
+        "CELERY_RESULT_BACKEND",
+        "CACHES",
+        "ALLOWED_HOSTS",
     )
     database = values["DATABASES"]["default"]
     assert database["ENGINE"] == "django.db.backends.sqlite3"
@@ -107,12 +116,19 @@ def test_database_url_and_redis_url_are_used(tmp_path: Path) -> None:
             CELERY_TASK_SOFT_TIME_LIMIT="100",
             CELERY_TASK_TIME_LIMIT="120",
         ),
-        "DATABASES", "CELERY_BROKER_URL", "CELERY_RESULT_BACKEND", "CACHES",
-        "CELERY_BROKER_TRANSPORT_OPTIONS", "CELERY_RESULT_BACKEND_TRANSPORT_OPTIONS",
+        "DATABASES",
+        "CELERY_BROKER_URL",
+        "CELERY_RESULT_BACKEND",
+        "CACHES",
+        "CELERY_BROKER_TRANSPORT_OPTIONS",
+        "CELERY_RESULT_BACKEND_TRANSPORT_OPTIONS",
     )
     database = values["DATABASES"]["default"]
     assert (database["ENGINE"], database["HOST"], database["PORT"], database["NAME"]) == (
-        "django.db.backends.postgresql", "db.internal", 5433, "bidel",
+        "django.db.backends.postgresql",
+        "db.internal",
+        5433,
+        "bidel",
     )
     assert values["CELERY_BROKER_URL"] == "redis://cache.internal:6380/2"
     assert values["CELERY_RESULT_BACKEND"] == "redis://cache.internal:6380/2"

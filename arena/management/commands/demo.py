@@ -34,7 +34,15 @@ class Command(BaseCommand):
             "--startup-timeout", type=float, default=90.0, help="seconds to wait for health"
         )
 
-    def handle(self, *args: Any, host: str, port: int, concurrency: int, startup_timeout: float, **options: Any) -> None:
+    def handle(
+        self,
+        *args: Any,
+        host: str,
+        port: int,
+        concurrency: int,
+        startup_timeout: float,
+        **options: Any,
+    ) -> None:
         call_command("migrate", interactive=False, verbosity=0)
         signal.signal(signal.SIGTERM, _interrupt)
         supervisor = Supervisor()
@@ -42,20 +50,40 @@ class Command(BaseCommand):
         try:
             supervisor.start(
                 "worker",
-                [sys.executable, "-m", "celery", "-A", "hearts_platform", "worker",
-                 f"--concurrency={concurrency}", "--loglevel=INFO", "--hostname=demo@%h"],
+                [
+                    sys.executable,
+                    "-m",
+                    "celery",
+                    "-A",
+                    "hearts_platform",
+                    "worker",
+                    f"--concurrency={concurrency}",
+                    "--loglevel=INFO",
+                    "--hostname=demo@%h",
+                ],
             )
             supervisor.start(
                 "web",
-                [sys.executable, "-m", "gunicorn", "hearts_platform.wsgi",
-                 f"--bind={host}:{port}", "--workers=2", "--access-logfile=-"],
+                [
+                    sys.executable,
+                    "-m",
+                    "gunicorn",
+                    "hearts_platform.wsgi",
+                    f"--bind={host}:{port}",
+                    "--workers=2",
+                    "--access-logfile=-",
+                ],
             )
             report = self._wait_healthy(supervisor, health_url, startup_timeout)
             self.stdout.write(json.dumps(report, indent=2))
-            self.stdout.write(self.style.SUCCESS(f"Bidel is up: {health_url} (Ctrl-C stops everything)"))
+            self.stdout.write(
+                self.style.SUCCESS(f"Bidel is up: {health_url} (Ctrl-C stops everything)")
+            )
             self.stdout.flush()
             name, code = supervisor.wait_any()
-            raise CommandError(f"the {name} process exited unexpectedly (code {code}); stopped the rest")
+            raise CommandError(
+                f"the {name} process exited unexpectedly (code {code}); stopped the rest"
+            )
         except KeyboardInterrupt:
             self.stdout.write("Stopping web and worker…")
         finally:
@@ -68,7 +96,9 @@ class Command(BaseCommand):
         while time.monotonic() < deadline:
             finished = supervisor.exited()
             if finished:
-                raise CommandError(f"the {finished[0]} process exited during start-up (code {finished[1]})")
+                raise CommandError(
+                    f"the {finished[0]} process exited during start-up (code {finished[1]})"
+                )
             try:
                 with urllib.request.urlopen(url, timeout=10) as response:
                     return json.load(response)

@@ -1,0 +1,81 @@
+"""`manage.py demo` (what `make demo` runs): web + worker up and healthy, Ctrl-C stops all."""
+
+from __future__ import annotations
+
+import json
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import urllib.request
+from pathlib import Path
+
+from tests.support import PROJECT_DIR, SERVICE_VARIABLES, child_env
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def _processes_with(marker: str) -> list[int]:
+    """Pids of live processes whose environment contains ``marker``."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            environ = (entry / "environ").read_bytes()
+            state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            continue
+        if marker.encode() in environ.split(b"\0") and state != "Z":
+            found.append(int(entry.name))
+    return found
+
+
+def test_demo_comes_up_healthy_and_ctrl_c_leaves_nothing_behind(tmp_path: Path) -> None:
+    port = _free_port()
+    overrides: dict[str, str | None] = {name: None for name in SERVICE_VARIABLES}
+    overrides |= {"BIDEL_VAR_DIR": str(tmp_path), "PYTHONUNBUFFERED": "1", "DEBUG": "1"}
+    env = child_env(overrides)
+    marker = f"BIDEL_VAR_DIR={tmp_path}"
+    demo = subprocess.Popen(
+        [sys.executable, "manage.py", "demo", f"--port={port}", "--concurrency=1"],
+        cwd=PROJECT_DIR,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    output: list[str] = []
+    try:
+        assert demo.stdout is not None
+        for line in demo.stdout:
+            output.append(line)
+            if "Bidel is up" in line:
+                break
+        else:
+            raise AssertionError("demo exited before it was up:\n" + "".join(output))
+        threading.Thread(target=lambda: output.extend(demo.stdout), daemon=True).start()
+
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/health/", timeout=30) as response:
+            assert response.status == 200
+            health = json.load(response)
+        assert health["status"] == "ok"
+        assert health["database"] == health["database"] | {"ok": True, "vendor": "sqlite"}
+        assert health["broker"]["ok"] and health["broker"]["transport"] == "filesystem"
+        assert health["workers"]["ok"] and health["workers"]["count"] >= 1
+        # web (gunicorn master + workers), worker (celery + pool) and the demo itself
+        assert len(_processes_with(marker)) >= 5
+
+        demo.send_signal(signal.SIGINT)  # what Ctrl-C in the terminal delivers
+        assert demo.wait(timeout=60) == 0, "".join(output)
+    finally:
+        if demo.poll() is None:
+            demo.kill()
+            demo.wait()
+    assert _processes_with(marker) == [], "stray processes after Ctrl-C:\n" + "".join(output)
+    assert (tmp_path / "bidel.sqlite3").exists()  # it migrated its own database
