@@ -1,0 +1,83 @@
+"""Command line: ``python -m engine verify FILE`` (``-`` for stdin), ``random``, ``presets``.
+
+``verify`` prints one JSON object (see :func:`engine.record.verify`) and exits 1 when the
+record is invalid; unreadable input gets the same shape with ``"stage": "json"``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import sys
+from typing import Any
+
+from engine.record import invalid, verify
+from engine.rules import PRESETS, RuleSet, RulesError, allowed_player_counts
+from engine.simulate import random_game
+
+
+def _read(path: str) -> Any:
+    if path == "-":
+        text = sys.stdin.read()
+    else:
+        with open(path, encoding="utf-8") as handle:
+            text = handle.read()
+    return json.loads(text)
+
+
+def _verify(path: str) -> int:
+    try:
+        record = _read(path)
+    except OSError as exc:
+        result = invalid("json", f"cannot read {path}: {exc.strerror or exc}")
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        result = invalid("json", f"not valid JSON: {exc}")
+    else:
+        result = verify(record)
+    print(json.dumps(result))
+    return 0 if result["valid"] else 1
+
+
+def _random(rules_spec: str, seed: int, players: int | None, moves_seed: int | None) -> int:
+    try:
+        spec: Any = json.loads(rules_spec) if rules_spec.lstrip().startswith("{") else rules_spec
+        rules = RuleSet.from_spec(spec)
+        if players is not None:
+            rules = RuleSet.from_preset(rules.preset, players=players)
+    except (RulesError, json.JSONDecodeError) as exc:
+        print(f"engine: {exc}", file=sys.stderr)
+        return 2
+    state = random_game(rules, seed, random.Random(seed if moves_seed is None else moves_seed))
+    print(json.dumps(state.to_record()))
+    return 0
+
+
+def _presets() -> int:
+    for name in PRESETS:
+        counts = allowed_player_counts(name)
+        print(f"{name:14} players {counts.start}-{counts.stop - 1}: {RuleSet.from_preset(name).to_dict()}")
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m engine", description="The Bidel Hearts engine.")
+    commands = parser.add_subparsers(dest="command", required=True)
+    check = commands.add_parser("verify", help="referee a game record; prints one JSON object")
+    check.add_argument("file", help="the record's path, or - for standard input")
+    play = commands.add_parser("random", help="print the record of a game of random moves")
+    play.add_argument("--rules", default="standard", help="a preset name or a JSON rules object")
+    play.add_argument("--seed", type=int, default=0, help="the deal seed")
+    play.add_argument("--players", type=int, help="the player count (applies its table)")
+    play.add_argument("--moves-seed", type=int, help="seed of the random moves (default: --seed)")
+    commands.add_parser("presets", help="list the rule presets")
+    args = parser.parse_args(argv)
+    if args.command == "verify":
+        return _verify(args.file)
+    if args.command == "random":
+        return _random(args.rules, args.seed, args.players, args.moves_seed)
+    return _presets()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,215 @@
+"""Cards: two-character text at the boundary, bit positions inside.
+
+A card's text is its rank (``2 3 4 5 6 7 8 9 T J Q K A``) then its suit (``C D H S``):
+``2C``, ``TD``, ``QS``, ``AH``. Inside the engine a card is an index and a set of cards is an
+``int`` bitmask. The index of a card is its position in the sorted order of the card texts,
+so iterating a mask's bits from low to high yields texts already sorted as ``sorted()`` sorts
+them; every list of cards the engine returns is in that order.
+
+The double deck of Cancellation is built in, not bolted on: indices 0–51 are the first deck,
+52–103 the second copy of the same cards. Both copies have the same text; a mask "folded"
+with :func:`fold` tells which faces are present.
+
+>>> card_index("QS")
+47
+>>> card_text(47), card_text(47 + 52)
+('QS', 'QS')
+>>> cards_to_texts(mask_of(["AH", "2C", "TD"]))
+['2C', 'AH', 'TD']
+>>> Card.parse("th")
+Card('TH')
+>>> str(Card.parse("QS")), Card.parse("QS").suit, Card.parse("QS").rank
+('QS', 'S', 'Q')
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Final
+
+#: Ranks from low to high; aces are high.
+RANKS: Final = "23456789TJQKA"
+#: Suits in their conventional order: clubs, diamonds, hearts, spades.
+SUITS: Final = "CDHS"
+SUIT_NAMES: Final = ("clubs", "diamonds", "hearts", "spades")
+CLUBS: Final = 0
+DIAMONDS: Final = 1
+HEARTS: Final = 2
+SPADES: Final = 3
+
+DECK_SIZE: Final = 52
+#: Mask of every card of one deck.
+FULL_DECK: Final = (1 << DECK_SIZE) - 1
+
+# The index order is the order of the texts: rank characters sort as 2..9 A J K Q T.
+_RANK_TEXT_ORDER: Final = "23456789AJKQT"
+
+#: CARD_TEXTS[i] is the text of card index i (0..103; the second deck repeats the first).
+CARD_TEXTS: Final[tuple[str, ...]] = tuple(r + s for r in _RANK_TEXT_ORDER for s in SUITS) * 2
+#: Suit (0..3) of each index.
+CARD_SUIT: Final[tuple[int, ...]] = tuple(SUITS.index(t[1]) for t in CARD_TEXTS)
+#: Strength of each index within its suit: 0 for a two .. 12 for an ace.
+CARD_RANK: Final[tuple[int, ...]] = tuple(RANKS.index(t[0]) for t in CARD_TEXTS)
+_INDEX: Final[dict[str, int]] = {text: i for i, text in enumerate(CARD_TEXTS[:DECK_SIZE])}
+
+
+def _suit_mask(suit: int) -> int:
+    mask = 0
+    for i in range(DECK_SIZE):
+        if CARD_SUIT[i] == suit:
+            mask |= 1 << i
+    return mask
+
+
+#: SUIT_MASKS[s]: every card of suit s, in both decks.
+SUIT_MASKS: Final[tuple[int, ...]] = tuple(
+    _suit_mask(s) | (_suit_mask(s) << DECK_SIZE) for s in range(4)
+)
+
+
+class CardError(ValueError):
+    """A card's text is not one of the 52 card names."""
+
+
+def card_index(text: str) -> int:
+    """The index (0..51) of a card's text; case-insensitive, ``10`` accepted for ``T``.
+
+    >>> card_index("2C"), card_index("10h") == card_index("TH")
+    (0, True)
+    """
+    if not isinstance(text, str):
+        raise CardError(f"a card is a two-character text like 'QS', not {text!r}")
+    key = text.strip().upper()
+    if key.startswith("10"):
+        key = "T" + key[2:]
+    try:
+        return _INDEX[key]
+    except KeyError:
+        raise CardError(f"{text!r} is not a card (use rank 2-9 T J Q K A, suit C D H S)") from None
+
+
+def card_text(index: int) -> str:
+    """The text of a card index (either deck).
+
+    >>> card_text(0), card_text(51)
+    ('2C', 'TS')
+    """
+    return CARD_TEXTS[index]
+
+
+def mask_of(texts: Iterable[str]) -> int:
+    """The mask of distinct card texts (first deck). Duplicates raise :class:`CardError`.
+
+    >>> bin(mask_of(["2C", "2D"]))
+    '0b11'
+    """
+    mask = 0
+    for text in texts:
+        bit = 1 << card_index(text)
+        if mask & bit:
+            raise CardError(f"{text} is listed twice")
+        mask |= bit
+    return mask
+
+
+def fold(mask: int) -> int:
+    """The faces present in a mask of either deck, as a first-deck mask.
+
+    >>> fold((1 << 0) | (1 << 52)) == 1
+    True
+    """
+    return (mask | (mask >> DECK_SIZE)) & FULL_DECK
+
+
+# Text lists for 13-bit chunks of a mask: four lookups turn any 52-bit mask into a sorted list.
+_CHUNK: Final = 13
+_CHUNK_MASK: Final = (1 << _CHUNK) - 1
+
+
+def _chunk_table(offset: int) -> tuple[tuple[str, ...], ...]:
+    names = CARD_TEXTS[offset : offset + _CHUNK]
+    table: list[tuple[str, ...]] = [()]
+    for bit in range(_CHUNK):
+        # Entries with the highest set bit == bit: every earlier entry plus this card.
+        table.extend(entry + (names[bit],) for entry in table[: 1 << bit])
+    return tuple(table)
+
+
+_TEXTS_BY_CHUNK: Final = tuple(_chunk_table(offset) for offset in range(0, DECK_SIZE, _CHUNK))
+
+
+def cards_to_texts(mask: int) -> list[str]:
+    """Sorted texts of the faces in ``mask`` (a card held twice is listed once).
+
+    >>> cards_to_texts(mask_of(["KS", "3H"]))
+    ['3H', 'KS']
+    """
+    m = (mask | (mask >> DECK_SIZE)) & FULL_DECK
+    t0, t1, t2, t3 = _TEXTS_BY_CHUNK
+    return [
+        *t0[m & _CHUNK_MASK],
+        *t1[(m >> 13) & _CHUNK_MASK],
+        *t2[(m >> 26) & _CHUNK_MASK],
+        *t3[m >> 39],
+    ]
+
+
+def cards_to_texts_multi(mask: int) -> list[str]:
+    """Sorted texts of every card in ``mask``, a card held twice listed twice.
+
+    >>> cards_to_texts_multi((1 << 0) | (1 << 52) | (1 << 1))
+    ['2C', '2C', '2D']
+    """
+    both = mask & (mask >> DECK_SIZE) & FULL_DECK
+    if not both:
+        return cards_to_texts(mask)
+    return sorted(cards_to_texts(mask) + cards_to_texts(both))
+
+
+def indices(mask: int) -> list[int]:
+    """The set bits of ``mask``, lowest first.
+
+    >>> indices(0b1010)
+    [1, 3]
+    """
+    out = []
+    while mask:
+        low = mask & -mask
+        out.append(low.bit_length() - 1)
+        mask ^= low
+    return out
+
+
+@dataclass(frozen=True, slots=True, order=True)
+class Card:
+    """One card as a value: ``Card.parse("QS")`` and back with ``str()``; ordered as its text.
+
+    >>> Card.parse("QS") == Card.parse("qs"), str(Card.parse("TD"))
+    (True, 'TD')
+    >>> sorted([Card.parse("AS"), Card.parse("2S")])
+    [Card('2S'), Card('AS')]
+    """
+
+    index: int
+
+    @classmethod
+    def parse(cls, text: str) -> Card:
+        """The card named by ``text`` (see :func:`card_index`)."""
+        return cls(card_index(text))
+
+    @property
+    def rank(self) -> str:
+        """The rank character, ``2`` .. ``A``."""
+        return CARD_TEXTS[self.index][0]
+
+    @property
+    def suit(self) -> str:
+        """The suit character, ``C D H S``."""
+        return CARD_TEXTS[self.index][1]
+
+    def __str__(self) -> str:
+        return CARD_TEXTS[self.index]
+
+    def __repr__(self) -> str:
+        return f"Card({CARD_TEXTS[self.index]!r})"

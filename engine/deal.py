@@ -1,0 +1,62 @@
+"""Deterministic dealing: the deal of hand k is a pure function of (rules, seed, k).
+
+The shuffle is derived from SHAKE-256 of ``"bidel-deal/1:{seed}:{k}:{attempt}"``: each card
+of the deck gets a 64-bit key from the digest and the deck is sorted by key (ties, at odds of
+2^-64, fall back to card order). SHAKE-256 is a standard, so the same seed deals the same
+cards on every machine and every Python version, and nothing depends on what players did in
+earlier hands: a tournament can replay the same deals with the seats rotated.
+
+Cards are dealt one at a time in seat order (card j of the shuffled deck to seat j mod n);
+what is left after every seat has ``hand_size`` cards is the kitty. ``attempt`` numbers the
+redeals of one hand (only-hearts lead under ``only_hearts_lead="redeal"``).
+
+>>> from engine.rules import RuleSet
+>>> hands, kitty = deal_texts(RuleSet.from_preset("standard"), seed=1, hand_number=0)
+>>> [len(h) for h in hands], kitty
+([13, 13, 13, 13], [])
+>>> deal_texts(RuleSet.from_preset("standard"), 1, 0) == (hands, kitty)
+True
+"""
+
+from __future__ import annotations
+
+import hashlib
+import struct
+
+from engine.cards import DECK_SIZE, cards_to_texts_multi
+from engine.rules import RuleSet
+
+DEAL_VERSION = 1
+
+
+def shuffled_deck(rules: RuleSet, seed: int, hand_number: int, attempt: int = 0) -> list[int]:
+    """The card indices in play for ``rules``, in the shuffled order of this hand."""
+    deck = [i for i in range(2 * DECK_SIZE) if rules._derived.deck_mask >> i & 1]
+    material = f"bidel-deal/{DEAL_VERSION}:{int(seed)}:{int(hand_number)}:{int(attempt)}"
+    stream = hashlib.shake_256(material.encode("ascii")).digest(8 * len(deck))
+    keys = struct.unpack(f">{len(deck)}Q", stream)
+    order = sorted(range(len(deck)), key=lambda i: (keys[i], i))
+    return [deck[i] for i in order]
+
+
+def deal_masks(
+    rules: RuleSet, seed: int, hand_number: int, attempt: int = 0
+) -> tuple[list[int], int]:
+    """Each seat's cards (as masks) and the kitty mask for one hand."""
+    cards = shuffled_deck(rules, seed, hand_number, attempt)
+    players, size = rules.players, rules.hand_size
+    hands = [0] * players
+    for j in range(players * size):
+        hands[j % players] |= 1 << cards[j]
+    kitty = 0
+    for card in cards[players * size :]:
+        kitty |= 1 << card
+    return hands, kitty
+
+
+def deal_texts(
+    rules: RuleSet, seed: int, hand_number: int, attempt: int = 0
+) -> tuple[list[list[str]], list[str]]:
+    """Each seat's cards and the kitty, as sorted card texts."""
+    hands, kitty = deal_masks(rules, seed, hand_number, attempt)
+    return [cards_to_texts_multi(h) for h in hands], cards_to_texts_multi(kitty)

@@ -1,0 +1,510 @@
+"""``RuleSet``: every setting of the game, from the three rule texts, and the named presets.
+
+A ``RuleSet`` is frozen and validated on creation: inconsistent settings raise
+:class:`RulesError` with a message saying what to change. Presets are starting points; any
+setting can be overridden, and ``players=N`` applies the removal (or kitty) table and the
+pass cycle of that player count.
+
+>>> standard = RuleSet.from_preset("standard")
+>>> standard.players, standard.pass_cycle, standard.hearts_break, standard.target
+(4, ('left', 'right', 'across', 'hold'), 'heart_or_queen', 100)
+>>> five = RuleSet.from_preset("standard", players=5)
+>>> five.removed, five.hand_size, five.pass_cycle
+(('2C', '2D'), 10, ('left', 'right'))
+>>> RuleSet.from_preset("standard", players=8)
+Traceback (most recent call last):
+...
+engine.rules.RulesError: 8 players need cancellation (6 to 11 players); without it 3 to 7 play
+>>> RuleSet.from_spec({"preset": "persian", "target": 200}).to_spec()
+{'preset': 'persian', 'target': 200}
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, field, fields, replace
+from typing import Any, Final, Literal, get_args
+
+from engine.cards import (
+    CARD_RANK,
+    CARD_SUIT,
+    CARD_TEXTS,
+    CLUBS,
+    DECK_SIZE,
+    DIAMONDS,
+    HEARTS,
+    SPADES,
+    CardError,
+    card_index,
+)
+
+Direction = Literal["left", "right", "across", "hold"]
+MoonRule = Literal["add", "subtract", "choice", "off"]
+HeartsBreak = Literal["heart", "heart_or_queen", "no_broken"]
+OnlyHeartsLead = Literal["allow", "redeal"]
+TieBreak = Literal["extra_hand", "highest_diamond", "shared"]
+KittyTaker = Literal["first_points_trick", "first_trick", "last_trick", "first_heart_trick"]
+FirstTrickForced = Literal["any", "hearts_first"]
+
+#: Cards removed for each player count so that the deck divides evenly (seed 003, §2).
+REMOVALS: Final[Mapping[int, tuple[str, ...]]] = {
+    3: ("2D",),
+    4: (),
+    5: ("2C", "2D"),
+    6: ("2D", "3C", "3D", "4C"),
+    7: ("2D", "3C", "3D"),
+}
+#: Kitty sizes of the Kitty variant, which keeps the whole deck (seed 003).
+KITTY_SIZES: Final[Mapping[int, int]] = {3: 1, 4: 4, 5: 2, 6: 4, 7: 3}
+
+_STANDARD_CYCLE: Final[tuple[Direction, ...]] = ("left", "right", "across", "hold")
+_PERSIAN_CYCLE: Final[tuple[Direction, ...]] = ("right", "left", "across", "hold")
+_ONE_HEART_EACH: Final = (1,) * 13
+# Seed 001's "54-point" values: 2..TH 1, JH 2, QH 3, KH 4, AH 10, and QS 17. They add up to 45,
+# not the 54 the text announces; the listed values are what we implement.
+_BLACK_LADY_54_HEARTS: Final = (1, 1, 1, 1, 1, 1, 1, 1, 1, 2, 3, 4, 10)
+_BLACK_LADY_40_HEARTS: Final = (1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 11)
+
+
+class RulesError(ValueError):
+    """A rule setting is unknown, malformed, or inconsistent with another."""
+
+
+@dataclass(frozen=True)
+class RuleSet:
+    """The complete description of a game of Hearts. Build one with :meth:`from_preset`.
+
+    >>> RuleSet.from_preset("omnibus").jd_bonus
+    -10
+    >>> RuleSet.from_preset("black_lady_54").total_points
+    45
+    >>> RuleSet.from_preset("cancellation", players=9).kitty
+    5
+    """
+
+    #: The preset this rule set started from (kept in records, with the overrides).
+    preset: str = "standard"
+    #: Number of players, 3-7 (6-11 with cancellation).
+    players: int = 4
+    #: Cards taken out of the deck so it divides evenly (§2 table by default).
+    removed: tuple[str, ...] = ()
+    #: Cards dealt face down aside; they score for whoever takes them (see ``kitty_taker``).
+    kitty: int = 0
+    #: Who takes the kitty: first winner of a trick with points (hearts or QS), the winner of
+    #: the first trick, of the last trick, or first winner of a trick with a heart.
+    kitty_taker: KittyTaker = "first_points_trick"
+    #: Pass direction of hand k is ``pass_cycle[k % len]``; left = next seat in play order.
+    pass_cycle: tuple[Direction, ...] = _STANDARD_CYCLE
+    #: Cards each player passes.
+    pass_count: int = 3
+    #: Points of each heart by rank, 2 .. A.
+    heart_points: tuple[int, ...] = _ONE_HEART_EACH
+    #: Points of the queen of spades.
+    queen_points: int = 13
+    #: Added to the score of whoever takes JD (Omnibus: -10); 0 for none.
+    jd_bonus: int = 0
+    #: Shooting the moon: others get ``moon_points`` (add), the shooter loses them
+    #: (subtract), the shooter chooses (choice), or no moon (off).
+    moon: MoonRule = "add"
+    #: The moon's amount; None means the deck's total points (26 for the standard deck).
+    moon_points: int | None = None
+    #: No heart and no QS may be played to the first trick...
+    no_points_first_trick: bool = True
+    #: ...unless a player holds nothing else: then any card (any), or a heart before the QS
+    #: (hearts_first).
+    first_trick_forced: FirstTrickForced = "any"
+    #: What allows hearts to be led: a heart played earlier, a heart or the QS, or always.
+    hearts_break: HeartsBreak = "heart_or_queen"
+    #: A leader holding only hearts before they are broken leads one (allow), or the deal is
+    #: void and dealt again (redeal, seed 001 rule 9).
+    only_hearts_lead: OnlyHeartsLead = "allow"
+    #: The game ends after the hand in which a total reaches this.
+    target: int = 100
+    #: Ties for the lowest total: play another hand, the tied player who took the highest
+    #: diamond in the last hand wins (else another hand), or they share the win.
+    tie_break: TieBreak = "extra_hand"
+    #: Hokm: a hakem declares a trump suit before passing.
+    hokm: bool = False
+    #: Cancellation: two decks; identical cards in a trick cancel each other.
+    cancellation: bool = False
+
+    _derived: _Derived = field(init=False, repr=False, compare=False, hash=False)
+
+    def __post_init__(self) -> None:
+        _validate(self)
+        object.__setattr__(self, "_derived", _Derived.build(self))
+
+    # --- construction --------------------------------------------------------------------
+
+    @classmethod
+    def from_preset(cls, name: str = "standard", **overrides: Any) -> RuleSet:
+        """The preset ``name`` with ``overrides``; ``players=N`` applies that count's table.
+
+        >>> RuleSet.from_preset("kitty", players=3).kitty
+        1
+        """
+        try:
+            base = PRESETS[name]
+        except KeyError:
+            raise RulesError(
+                f"unknown preset {name!r}; presets: {', '.join(sorted(PRESETS))}"
+            ) from None
+        unknown = set(overrides) - _SETTING_NAMES
+        if unknown:
+            raise RulesError(
+                f"unknown setting {sorted(unknown)[0]!r}; settings: {', '.join(sorted(_SETTING_NAMES))}"
+            )
+        values = dict(base)
+        players = overrides.get("players", values.get("players", 4))
+        values.update(_player_count_defaults(name, values, players))
+        values.update({key: _coerce(key, value) for key, value in overrides.items()})
+        return cls(preset=name, **values)
+
+    @classmethod
+    def from_spec(cls, spec: str | Mapping[str, Any] | RuleSet) -> RuleSet:
+        """A rule set from its JSON form: a preset name or ``{"preset": name, setting: value}``.
+
+        >>> RuleSet.from_spec("no_broken").hearts_break
+        'no_broken'
+        """
+        if isinstance(spec, RuleSet):
+            return spec
+        if isinstance(spec, str):
+            return cls.from_preset(spec)
+        if isinstance(spec, Mapping):
+            settings = dict(spec)
+            name = settings.pop("preset", "standard")
+            if not isinstance(name, str):
+                raise RulesError(f"'preset' must be a preset name, not {name!r}")
+            return cls.from_preset(name, **settings)
+        raise RulesError(f"rules must be a preset name or an object, not {type(spec).__name__}")
+
+    def to_spec(self) -> str | dict[str, Any]:
+        """The shortest JSON form: the preset's name, or it with the settings that differ.
+
+        >>> RuleSet.from_preset("standard", players=3).to_spec()
+        {'preset': 'standard', 'players': 3}
+        """
+        reference = RuleSet.from_preset(self.preset, players=self.players)
+        diff: dict[str, Any] = {}
+        if self.players != PRESETS[self.preset].get("players", 4):
+            diff["players"] = self.players
+        for f in fields(self):
+            if f.name in ("preset", "players", "_derived"):
+                continue
+            value = getattr(self, f.name)
+            if value != getattr(reference, f.name):
+                diff[f.name] = list(value) if isinstance(value, tuple) else value
+        return self.preset if not diff else {"preset": self.preset, **diff}
+
+    def to_dict(self) -> dict[str, Any]:
+        """Every setting, as JSON-ready values."""
+        data = asdict(self)
+        data.pop("_derived", None)
+        return {k: list(v) if isinstance(v, tuple) else v for k, v in data.items()}
+
+    def with_overrides(self, **overrides: Any) -> RuleSet:
+        """A copy with some settings changed (no player-count table applied)."""
+        return replace(self, **{key: _coerce(key, value) for key, value in overrides.items()})
+
+    # --- derived facts --------------------------------------------------------------------
+
+    @property
+    def deck_size(self) -> int:
+        """Cards in play: the deck (two with cancellation) less the removed cards."""
+        return self._derived.deck_size
+
+    @property
+    def hand_size(self) -> int:
+        """Cards dealt to each player."""
+        return self._derived.hand_size
+
+    @property
+    def total_points(self) -> int:
+        """Points of all hearts and queens of spades in play (before the JD bonus)."""
+        return self._derived.total_points
+
+    @property
+    def moon_amount(self) -> int:
+        """What shooting the moon is worth (``moon_points``, or the deck's total points)."""
+        return self.total_points if self.moon_points is None else self.moon_points
+
+    def pass_offset(self, hand_number: int) -> int:
+        """How many seats onward hand ``hand_number``'s passes go (0 for a hold hand).
+
+        >>> [RuleSet.from_preset("standard").pass_offset(k) for k in range(5)]
+        [1, 3, 2, 0, 1]
+        """
+        direction = self.pass_cycle[hand_number % len(self.pass_cycle)]
+        return _offset(direction, self.players)
+
+    def pass_direction(self, hand_number: int) -> Direction:
+        """``left``, ``right``, ``across`` or ``hold`` for hand ``hand_number``."""
+        return self.pass_cycle[hand_number % len(self.pass_cycle)]
+
+
+def _offset(direction: str, players: int) -> int:
+    if direction == "left":
+        return 1
+    if direction == "right":
+        return players - 1
+    if direction == "across":
+        return players // 2
+    return 0
+
+
+@dataclass(frozen=True)
+class _Derived:
+    """Masks and numbers computed once per rule set, used by the game state."""
+
+    deck_mask: int
+    deck_size: int
+    hand_size: int
+    point_values: tuple[int, ...]  # by card index 0..103
+    point_mask: int  # hearts and queens of spades in play: the cards of a moon shot
+    heart_mask: int
+    queen_mask: int
+    jd_mask: int
+    total_points: int
+
+    @staticmethod
+    def build(rules: RuleSet) -> _Derived:
+        decks = 2 if rules.cancellation else 1
+        deck_mask = (1 << (DECK_SIZE * decks)) - 1
+        for text in rules.removed:
+            deck_mask &= ~(1 << card_index(text))
+        deck_size = DECK_SIZE * decks - len(rules.removed)
+        values = []
+        heart_mask = queen_mask = jd_mask = 0
+        for index in range(2 * DECK_SIZE):
+            suit, rank = CARD_SUIT[index], CARD_RANK[index]
+            bit = 1 << index
+            in_play = bool(deck_mask & bit)
+            if suit == HEARTS:
+                values.append(rules.heart_points[rank])
+                heart_mask |= bit if in_play else 0
+            elif suit == SPADES and rank == 10:
+                values.append(rules.queen_points)
+                queen_mask |= bit if in_play else 0
+            else:
+                values.append(0)
+                if suit == DIAMONDS and rank == 9 and in_play:
+                    jd_mask |= bit
+        point_mask = heart_mask | queen_mask
+        total = sum(values[i] for i in range(2 * DECK_SIZE) if point_mask >> i & 1)
+        return _Derived(
+            deck_mask=deck_mask,
+            deck_size=deck_size,
+            hand_size=(deck_size - rules.kitty) // rules.players,
+            point_values=tuple(values),
+            point_mask=point_mask,
+            heart_mask=heart_mask,
+            queen_mask=queen_mask,
+            jd_mask=jd_mask,
+            total_points=total,
+        )
+
+
+PRESETS: Final[Mapping[str, Mapping[str, Any]]] = {
+    # Seed 003: pass left, right, across, hold; a heart or the QS breaks hearts; to 100;
+    # a tie for the lowest total plays another hand.
+    "standard": {},
+    # Seeds 000/001: pass right, left, across, hold; only a heart breaks hearts; seed 001's
+    # highest-diamond tie-break and redeal on an only-hearts lead (000 is silent on both).
+    "persian": {
+        "pass_cycle": _PERSIAN_CYCLE,
+        "hearts_break": "heart",
+        "tie_break": "highest_diamond",
+        "only_hearts_lead": "redeal",
+    },
+    # Seed 001's point games keep its other rules; the moon gives the others 26.
+    "black_lady_54": {
+        "pass_cycle": _PERSIAN_CYCLE,
+        "hearts_break": "heart",
+        "tie_break": "highest_diamond",
+        "only_hearts_lead": "redeal",
+        "heart_points": _BLACK_LADY_54_HEARTS,
+        "queen_points": 17,
+        "moon_points": 26,
+        "target": 500,
+    },
+    "black_lady_40": {
+        "pass_cycle": _PERSIAN_CYCLE,
+        "hearts_break": "heart",
+        "tie_break": "highest_diamond",
+        "only_hearts_lead": "redeal",
+        "heart_points": _BLACK_LADY_40_HEARTS,
+        "queen_points": 17,
+        "moon_points": 26,
+        "target": 100,
+    },
+    "hokm_40": {
+        "pass_cycle": _PERSIAN_CYCLE,
+        "hearts_break": "heart",
+        "tie_break": "highest_diamond",
+        "only_hearts_lead": "redeal",
+        "heart_points": _BLACK_LADY_40_HEARTS,
+        "queen_points": 17,
+        "moon_points": 26,
+        "target": 100,
+        "hokm": True,
+    },
+    # Seed 003's variants of the standard game.
+    "omnibus": {"jd_bonus": -10},
+    "kitty": {"kitty": 4, "removed": ()},
+    "no_broken": {"hearts_break": "no_broken"},
+    "moon_subtract": {"moon": "subtract"},
+    "moon_choice": {"moon": "choice"},
+    "cancellation": {"cancellation": True, "players": 8, "target": 150},
+}
+
+_SETTING_NAMES: Final = frozenset(f.name for f in fields(RuleSet) if f.init) - {"preset"}
+_THREE_PLAYER_CYCLES: Final[Mapping[str, tuple[Direction, ...]]] = {
+    # Seed 000 (three players): right, left, hold. Seed 003: left, right.
+    "persian": ("right", "left", "hold"),
+    "black_lady_54": ("right", "left", "hold"),
+    "black_lady_40": ("right", "left", "hold"),
+    "hokm_40": ("right", "left", "hold"),
+}
+
+
+def _player_count_defaults(name: str, base: Mapping[str, Any], players: Any) -> dict[str, Any]:
+    """The removal or kitty table and the pass cycle for ``players`` (§2)."""
+    if not isinstance(players, int) or isinstance(players, bool):
+        return {}
+    if base.get("cancellation"):
+        cycle: tuple[Direction, ...] = _STANDARD_CYCLE if players % 2 == 0 else ("left", "right")
+        return {"kitty": 2 * DECK_SIZE % players if players else 0, "pass_cycle": cycle}
+    if players not in REMOVALS:
+        return {}
+    values: dict[str, Any] = {}
+    if base.get("kitty"):
+        values["kitty"] = KITTY_SIZES[players]
+    else:
+        values["removed"] = REMOVALS[players]
+    if players == 3:
+        values["pass_cycle"] = _THREE_PLAYER_CYCLES.get(name, ("left", "right"))
+    elif players != 4:
+        values["pass_cycle"] = ("left", "right")
+    return values
+
+
+def _coerce(name: str, value: Any) -> Any:
+    """JSON values to setting types (lists to tuples); type errors are left to validation."""
+    if name in ("removed", "pass_cycle", "heart_points") and isinstance(value, list):
+        return tuple(value)
+    return value
+
+
+def _literal(rules: RuleSet, name: str, kind: Any) -> None:
+    value = getattr(rules, name)
+    allowed = get_args(kind)
+    if value not in allowed:
+        raise RulesError(f"{name} must be one of {', '.join(allowed)}; got {value!r}")
+
+
+def _integer(rules: RuleSet, name: str, minimum: int | None = None) -> int:
+    value = getattr(rules, name)
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise RulesError(f"{name} must be an integer; got {value!r}")
+    if minimum is not None and value < minimum:
+        raise RulesError(f"{name} must be at least {minimum}; got {value}")
+    return value
+
+
+def _validate(rules: RuleSet) -> None:
+    if rules.preset not in PRESETS:
+        raise RulesError(f"unknown preset {rules.preset!r}; presets: {', '.join(sorted(PRESETS))}")
+    players = _integer(rules, "players")
+    if rules.cancellation is not True and rules.cancellation is not False:
+        raise RulesError(f"cancellation must be true or false; got {rules.cancellation!r}")
+    if rules.cancellation:
+        if not 6 <= players <= 11:
+            raise RulesError(f"cancellation is played by 6 to 11 players, not {players}")
+        if rules.removed:
+            raise RulesError("cancellation removes no cards: the left-over cards form the kitty")
+    elif not 3 <= players <= 7:
+        if players > 7:
+            raise RulesError(
+                f"{players} players need cancellation (6 to 11 players); without it 3 to 7 play"
+            )
+        raise RulesError(f"Hearts needs 3 to 7 players, not {players}")
+    for name in ("no_points_first_trick", "hokm"):
+        if not isinstance(getattr(rules, name), bool):
+            raise RulesError(f"{name} must be true or false; got {getattr(rules, name)!r}")
+
+    if not isinstance(rules.removed, tuple):
+        raise RulesError(f"removed must be a list of cards; got {rules.removed!r}")
+    seen: set[int] = set()
+    for text in rules.removed:
+        try:
+            index = card_index(text)
+        except CardError as exc:
+            raise RulesError(f"removed: {exc}") from None
+        if index in seen:
+            raise RulesError(f"removed lists {CARD_TEXTS[index]} twice")
+        if text != CARD_TEXTS[index]:
+            raise RulesError(f"removed: write {text!r} as {CARD_TEXTS[index]!r}")
+        seen.add(index)
+    if all(i in seen for i in range(DECK_SIZE) if CARD_SUIT[i] == CLUBS):
+        raise RulesError("at least one club must stay in the deck: the lowest club leads")
+
+    kitty = _integer(rules, "kitty", minimum=0)
+    deck = DECK_SIZE * (2 if rules.cancellation else 1) - len(rules.removed)
+    dealt = deck - kitty
+    if dealt <= 0 or dealt % players:
+        if rules.cancellation:
+            hint = f"the kitty must be {deck % players}"
+        else:
+            hint = "pass players=N to apply the removal table, or set removed/kitty"
+        raise RulesError(
+            f"{deck} cards less a kitty of {kitty} do not divide among {players} players; {hint}"
+        )
+    hand_size = dealt // players
+    _literal(rules, "kitty_taker", KittyTaker)
+
+    if not isinstance(rules.pass_cycle, tuple) or not rules.pass_cycle:
+        raise RulesError("pass_cycle must be a non-empty list of left, right, across, hold")
+    for direction in rules.pass_cycle:
+        if direction not in get_args(Direction):
+            raise RulesError(f"pass_cycle: {direction!r} is not one of left, right, across, hold")
+        if direction == "across" and players % 2:
+            raise RulesError(f"pass_cycle: nobody sits across with {players} players")
+    pass_count = _integer(rules, "pass_count", minimum=0)
+    if pass_count >= hand_size:
+        raise RulesError(f"pass_count {pass_count} must be less than the {hand_size} cards dealt")
+
+    if (
+        not isinstance(rules.heart_points, tuple)
+        or len(rules.heart_points) != 13
+        or not all(isinstance(p, int) and not isinstance(p, bool) for p in rules.heart_points)
+    ):
+        raise RulesError("heart_points must list 13 integers, the points of 2H .. AH")
+    _integer(rules, "queen_points")
+    _integer(rules, "jd_bonus")
+    _literal(rules, "moon", MoonRule)
+    if rules.moon_points is not None:
+        _integer(rules, "moon_points", minimum=0)
+    _literal(rules, "first_trick_forced", FirstTrickForced)
+    _literal(rules, "hearts_break", HeartsBreak)
+    _literal(rules, "only_hearts_lead", OnlyHeartsLead)
+    _integer(rules, "target", minimum=1)
+    _literal(rules, "tie_break", TieBreak)
+
+
+def rule_sets() -> dict[str, RuleSet]:
+    """Every preset at its default player count.
+
+    >>> sorted(rule_sets())[:3]
+    ['black_lady_40', 'black_lady_54', 'cancellation']
+    """
+    return {name: RuleSet.from_preset(name) for name in PRESETS}
+
+
+def allowed_player_counts(preset: str) -> range:
+    """The player counts a preset can be played with.
+
+    >>> list(allowed_player_counts("cancellation"))
+    [6, 7, 8, 9, 10, 11]
+    """
+    return range(6, 12) if PRESETS[preset].get("cancellation") else range(3, 8)

@@ -1,0 +1,910 @@
+"""The game state: phases, turns, legal actions, applying them, scoring, observations.
+
+One :class:`GameState` plays a whole game, hand after hand, under any :class:`RuleSet`.
+Actions are texts: a card (``"QS"``) to pass or play, a suit letter (``"S"``) for the hakem's
+trump, ``"add"``/``"subtract"`` for a moon choice. Between hands the state rests in
+``Phase.HAND_OVER`` until :meth:`GameState.next_hand` deals the next one.
+
+>>> from engine.rules import RuleSet
+>>> state = GameState(RuleSet.from_preset("standard"), seed=7)
+>>> state.phase, state.current_seat, len(state.legal_actions())
+(<Phase.PASS: 'pass'>, 0, 13)
+>>> for card in state.legal_actions()[:3]:
+...     state.apply(card)
+>>> state.current_seat
+1
+>>> state.apply("ZZ")
+Traceback (most recent call last):
+...
+engine.state.IllegalMoveError: 'ZZ' is not a card (use rank 2-9 T J Q K A, suit C D H S)
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from engine.cards import (
+    CARD_RANK,
+    CARD_SUIT,
+    CARD_TEXTS,
+    CLUBS,
+    DECK_SIZE,
+    DIAMONDS,
+    HEARTS,
+    SUIT_MASKS,
+    SUIT_NAMES,
+    SUITS,
+    CardError,
+    card_index,
+    cards_to_texts,
+    cards_to_texts_multi,
+)
+from engine.deal import deal_masks
+from engine.rules import RuleSet
+
+_INDEX = {text: i for i, text in enumerate(CARD_TEXTS[:DECK_SIZE])}
+# Club indices from the two upward, for "the lowest club in play leads".
+_CLUBS_BY_RANK = sorted((i for i in range(DECK_SIZE) if CARD_SUIT[i] == CLUBS), key=CARD_RANK.__getitem__)
+_MOON_ACTIONS = ("add", "subtract")
+
+
+class Phase(enum.Enum):
+    """Where a game stands; each phase says who acts and with what kind of action."""
+
+    #: Hokm: the hakem names the trump suit (actions ``C D H S``).
+    DECLARE_TRUMP = "declare_trump"
+    #: Each seat in turn gives away ``pass_count`` cards, one action per card.
+    PASS = "pass"
+    #: Tricks: the current seat plays a card.
+    PLAY = "play"
+    #: The shooter chooses ``add`` (others get the moon) or ``subtract`` (he loses it).
+    MOON_CHOICE = "moon_choice"
+    #: The hand is scored (or void, to be dealt again); ``next_hand()`` continues.
+    HAND_OVER = "hand_over"
+    #: Someone reached the target and the tie-break, if any, decided: no more actions.
+    GAME_OVER = "game_over"
+
+
+class IllegalMoveError(ValueError):
+    """An action that the rules forbid here; the message names the rule broken."""
+
+
+class DealError(ValueError):
+    """A deal that does not fit the rules (wrong counts, unknown or repeated cards)."""
+
+    def __init__(self, message: str, seat: int | None = None) -> None:
+        super().__init__(message)
+        #: The seat whose cards are wrong, when one is to blame.
+        self.seat = seat
+
+
+@dataclass(frozen=True)
+class Trick:
+    """One completed trick: who led, the (seat, card) plays in order, and who won it.
+
+    ``winner`` is None when Cancellation cancelled every card that could win.
+    """
+
+    leader: int
+    plays: tuple[tuple[int, str], ...]
+    winner: int | None
+
+
+@dataclass(frozen=True)
+class HandRecord:
+    """Everything that happened in one finished (or void) hand, as plain values."""
+
+    hand_number: int
+    attempt: int
+    deal: tuple[int, ...]
+    kitty: int
+    trump: int | None
+    hakem: int | None
+    passes: tuple[tuple[int, ...], ...] | None
+    plays: tuple[int, ...]
+    moon: str | None
+    void: bool
+    points: tuple[int, ...]
+    scores: tuple[int, ...]
+    shooter: int | None
+    kitty_taker: int | None
+    tricks: tuple[Trick, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        """The hand's entry of the game record (see :mod:`engine.record`)."""
+        hand: dict[str, Any] = {"deal": [cards_to_texts_multi(m) for m in self.deal]}
+        if self.kitty:
+            hand["kitty"] = cards_to_texts_multi(self.kitty)
+        if self.trump is not None:
+            hand["trump"] = SUITS[self.trump]
+        if self.passes is not None:
+            hand["passes"] = [[CARD_TEXTS[c] for c in p] for p in self.passes]
+        hand["plays"] = [CARD_TEXTS[c] for c in self.plays]
+        if self.moon is not None:
+            hand["moon"] = self.moon
+        if self.void:
+            hand["void"] = True
+        return hand
+
+
+@dataclass(frozen=True)
+class Observation:
+    """What one seat may know: its own cards and everything public, never others' cards.
+
+    Card lists are sorted texts. ``legal`` is empty unless it is this seat's turn.
+    """
+
+    seat: int
+    rules: RuleSet
+    phase: str
+    current_seat: int | None
+    hand_number: int
+    hand: list[str]
+    legal: list[str]
+    trick: list[tuple[int, str]]
+    tricks: list[Trick]
+    leader: int | None
+    points_taken: list[int]
+    totals: list[int]
+    pass_direction: str
+    passed: list[str]
+    received: list[str]
+    hearts_broken: bool
+    trump: str | None
+    hakem: int | None
+    kitty_size: int
+    kitty_taker: int | None
+    cards_left: list[int]
+    scores: list[int] | None = None
+    kitty: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form (rules as their spec)."""
+        return {
+            "seat": self.seat,
+            "rules": self.rules.to_spec(),
+            "phase": self.phase,
+            "current_seat": self.current_seat,
+            "hand_number": self.hand_number,
+            "hand": self.hand,
+            "legal": self.legal,
+            "trick": [list(p) for p in self.trick],
+            "tricks": [
+                {"leader": t.leader, "plays": [list(p) for p in t.plays], "winner": t.winner}
+                for t in self.tricks
+            ],
+            "leader": self.leader,
+            "points_taken": self.points_taken,
+            "totals": self.totals,
+            "pass_direction": self.pass_direction,
+            "passed": self.passed,
+            "received": self.received,
+            "hearts_broken": self.hearts_broken,
+            "trump": self.trump,
+            "hakem": self.hakem,
+            "kitty_size": self.kitty_size,
+            "kitty_taker": self.kitty_taker,
+            "cards_left": self.cards_left,
+            "scores": self.scores,
+            "kitty": self.kitty,
+        }
+
+
+class GameState:
+    """A game in progress. Create with the rules and a seed (or explicit deals).
+
+    ``deal`` (with ``kitty``) replaces the seeded deal of the first hand; later hands are
+    dealt from the seed unless :meth:`next_hand` is given a deal.
+    """
+
+    __slots__ = (
+        "rules", "seed", "n", "hand_number", "attempt", "phase", "current",
+        "hands", "dealt", "kitty", "kitty_taker", "taken", "carry",
+        "pass_offset", "pass_masks", "pass_lists",
+        "trick_cards", "trick_seats", "leader", "led_suit", "win_key", "win_seat",
+        "tricks_done", "trick_log", "plays", "hearts_broken", "trump", "hakem",
+        "totals", "history", "pending_points", "shooter", "moon_choice", "winners",
+        "first_lead", "_legal",
+        "_point_mask", "_heart_mask", "_breaks_mask", "_hand_size", "_cancel",
+    )  # fmt: skip
+
+    def __init__(
+        self,
+        rules: RuleSet,
+        seed: int | None = None,
+        *,
+        deal: Sequence[Sequence[str]] | None = None,
+        kitty: Sequence[str] | None = None,
+    ) -> None:
+        self.rules = rules
+        self.seed = seed
+        self.n = rules.players
+        derived = rules._derived
+        self._point_mask = derived.point_mask
+        self._heart_mask = derived.heart_mask
+        self._breaks_mask = (
+            derived.heart_mask | derived.queen_mask
+            if rules.hearts_break == "heart_or_queen"
+            else derived.heart_mask
+        )
+        self._hand_size = derived.hand_size
+        self._cancel = rules.cancellation
+        self.hand_number = 0
+        self.attempt = 0
+        self.totals = [0] * self.n
+        self.history: list[HandRecord] = []
+        self.hakem: int | None = None
+        self.winners: list[int] = []
+        hands, kitty_mask = self._obtain_deal(deal, kitty)
+        self._start_hand(hands, kitty_mask)
+
+    # --- public API ----------------------------------------------------------------------
+
+    @property
+    def current_seat(self) -> int | None:
+        """The seat to act, or None when the hand or the game is over."""
+        if self.phase is Phase.HAND_OVER or self.phase is Phase.GAME_OVER:
+            return None
+        return self.current
+
+    def legal_actions(self) -> list[str]:
+        """The actions the current seat may take, sorted; empty when nobody is to act."""
+        phase = self.phase
+        if phase is Phase.PLAY or phase is Phase.PASS:
+            return cards_to_texts(self.legal_mask())
+        if phase is Phase.DECLARE_TRUMP:
+            return list(SUITS)
+        if phase is Phase.MOON_CHOICE:
+            return list(_MOON_ACTIONS)
+        return []
+
+    def legal_mask(self) -> int:
+        """The legal cards (pass or play) of the current seat as a mask of card indices."""
+        legal = self._legal
+        if legal < 0:
+            if self.phase is Phase.PLAY:
+                legal = self._legal_play_mask()
+            elif self.phase is Phase.PASS:
+                legal = self.hands[self.current] & ~self.pass_masks[self.current]
+            else:
+                legal = 0
+            self._legal = legal
+        return legal
+
+    def apply(self, action: str, seat: int | None = None) -> None:
+        """Take ``action`` for the current seat (``seat``, when given, must be that seat).
+
+        Raises :class:`IllegalMoveError` naming the rule broken; the state is then unchanged.
+        """
+        phase = self.phase
+        if seat is not None and seat != self.current_seat:
+            raise IllegalMoveError(self._not_your_turn(seat))
+        if phase is Phase.PLAY or phase is Phase.PASS:
+            index = _INDEX.get(action) if isinstance(action, str) else None
+            if index is None:
+                try:
+                    index = card_index(action)
+                except CardError as exc:
+                    raise IllegalMoveError(str(exc)) from None
+            legal = self._legal if self._legal >= 0 else self.legal_mask()
+            if not legal >> index & 1:
+                if self._cancel and legal >> (index + DECK_SIZE) & 1:
+                    index += DECK_SIZE
+                else:
+                    raise IllegalMoveError(self._explain_illegal(index))
+            if phase is Phase.PLAY:
+                self._play(index)
+            else:
+                self._pass(index)
+        elif phase is Phase.DECLARE_TRUMP:
+            self._declare(action)
+        elif phase is Phase.MOON_CHOICE:
+            if action not in _MOON_ACTIONS:
+                raise IllegalMoveError(
+                    f"seat {self.current} shot the moon and must choose 'add' or 'subtract', "
+                    f"not {action!r}"
+                )
+            self._settle_hand(action)
+        elif phase is Phase.HAND_OVER:
+            raise IllegalMoveError(
+                f"hand {self.hand_number} is over: call next_hand() to deal the next one"
+            )
+        else:
+            raise IllegalMoveError("the game is over")
+
+    def apply_index(self, index: int) -> None:
+        """Pass or play the card with this index (fast path; the card must be legal)."""
+        legal = self._legal if self._legal >= 0 else self.legal_mask()
+        if not legal >> index & 1:
+            raise IllegalMoveError(self._explain_illegal(index % DECK_SIZE))
+        if self.phase is Phase.PLAY:
+            self._play(index)
+        else:
+            self._pass(index)
+
+    def next_hand(
+        self, deal: Sequence[Sequence[str]] | None = None, kitty: Sequence[str] | None = None
+    ) -> None:
+        """Deal the next hand (from the seed, or ``deal``); only in ``Phase.HAND_OVER``."""
+        if self.phase is not Phase.HAND_OVER:
+            raise IllegalMoveError(
+                "the game is over" if self.phase is Phase.GAME_OVER else
+                f"hand {self.hand_number} is not over yet ({self.phase.value})"
+            )
+        if self.history[-1].void:
+            self.attempt += 1
+        else:
+            self.hand_number += 1
+            self.attempt = 0
+        hands, kitty_mask = self._obtain_deal(deal, kitty)
+        self._start_hand(hands, kitty_mask)
+
+    @property
+    def is_game_over(self) -> bool:
+        """True once the game has a winner (or winners)."""
+        return self.phase is Phase.GAME_OVER
+
+    def hand_of(self, seat: int) -> list[str]:
+        """The cards ``seat`` holds now (referee's view: use :meth:`observation` for bots)."""
+        return cards_to_texts_multi(self.hands[seat])
+
+    def points_taken(self) -> list[int]:
+        """Card points each seat has taken so far this hand (kitty included once taken)."""
+        values = self.rules._derived.point_values
+        return [_points(mask & self._point_mask, values) for mask in self.taken]
+
+    def clone(self) -> GameState:
+        """An independent copy, for simulation."""
+        other = GameState.__new__(GameState)
+        for name in _SHARED_SLOTS:
+            setattr(other, name, getattr(self, name))
+        other.hands = self.hands[:]
+        other.taken = self.taken[:]
+        other.pass_masks = self.pass_masks[:]
+        other.pass_lists = [p[:] for p in self.pass_lists]
+        other.trick_cards = self.trick_cards[:]
+        other.trick_seats = self.trick_seats[:]
+        other.trick_log = self.trick_log[:]
+        other.plays = self.plays[:]
+        other.totals = self.totals[:]
+        other.history = self.history[:]
+        other.winners = self.winners[:]
+        return other
+
+    def observation(self, seat: int) -> Observation:
+        """What ``seat`` may see now. Other seats' cards appear only once played."""
+        if not 0 <= seat < self.n:
+            raise ValueError(f"seat must be 0..{self.n - 1}, not {seat}")
+        over = self.phase is Phase.HAND_OVER or self.phase is Phase.GAME_OVER
+        exchanged = self.phase is not Phase.PASS and self.phase is not Phase.DECLARE_TRUMP
+        received = 0
+        if self.pass_offset and exchanged:
+            received = self.pass_masks[(seat - self.pass_offset) % self.n]
+        last = self.history[-1] if over and self.history else None
+        values = self.rules._derived.point_values
+        visible_kitty = last is not None
+        points = [
+            _points((mask & ~self.kitty if not visible_kitty else mask) & self._point_mask, values)
+            for mask in self.taken
+        ]
+        return Observation(
+            seat=seat,
+            rules=self.rules,
+            phase=self.phase.value,
+            current_seat=self.current_seat,
+            hand_number=self.hand_number,
+            hand=cards_to_texts_multi(self.hands[seat]),
+            legal=self.legal_actions() if self.current_seat == seat else [],
+            trick=[(s, CARD_TEXTS[c]) for s, c in zip(self.trick_seats, self.trick_cards)],
+            tricks=list(self.trick_log),
+            leader=self.leader if self.phase is Phase.PLAY else None,
+            points_taken=points,
+            totals=self.totals[:],
+            pass_direction=self.rules.pass_direction(self.hand_number),
+            passed=[CARD_TEXTS[c] for c in sorted(self.pass_lists[seat], key=lambda c: CARD_TEXTS[c])],
+            received=cards_to_texts_multi(received),
+            hearts_broken=self.hearts_broken,
+            trump=None if self.trump is None else SUITS[self.trump],
+            hakem=self.hakem if self.rules.hokm else None,
+            kitty_size=self.rules.kitty,
+            kitty_taker=self.kitty_taker,
+            cards_left=[_count(h) for h in self.hands],
+            scores=list(last.scores) if last is not None else None,
+            kitty=cards_to_texts_multi(self.kitty) if visible_kitty else [],
+        )
+
+    def hand_records(self) -> list[HandRecord]:
+        """The finished hands so far, oldest first."""
+        return list(self.history)
+
+    def current_hand_json(self) -> dict[str, Any] | None:
+        """The record entry of the hand in progress, or None between hands."""
+        if self.phase is Phase.HAND_OVER or self.phase is Phase.GAME_OVER:
+            return None
+        hand: dict[str, Any] = {"deal": [cards_to_texts_multi(m) for m in self.dealt]}
+        if self.kitty:
+            hand["kitty"] = cards_to_texts_multi(self.kitty)
+        if self.trump is not None:
+            hand["trump"] = SUITS[self.trump]
+        if self.pass_offset and self.phase is not Phase.DECLARE_TRUMP:
+            hand["passes"] = [[CARD_TEXTS[c] for c in p] for p in self.pass_lists]
+        hand["plays"] = [CARD_TEXTS[c] for c in self.plays]
+        return hand
+
+    def to_record(self) -> dict[str, Any]:
+        """The game record (JSON form) of everything played so far."""
+        record: dict[str, Any] = {"rules": self.rules.to_spec()}
+        if self.seed is not None:
+            record["seed"] = self.seed
+        hands = [h.to_json() for h in self.history]
+        current = self.current_hand_json()
+        if current is not None:
+            hands.append(current)
+        record["hands"] = hands
+        return record
+
+    # --- dealing and the start of a hand ----------------------------------------------------
+
+    def _obtain_deal(
+        self, deal: Sequence[Sequence[str]] | None, kitty: Sequence[str] | None
+    ) -> tuple[list[int], int]:
+        if deal is None:
+            if self.seed is None:
+                raise DealError(f"hand {self.hand_number} has no deal and the game has no seed")
+            return deal_masks(self.rules, self.seed, self.hand_number, self.attempt)
+        return parse_deal(self.rules, deal, kitty)
+
+    def _start_hand(self, hands: list[int], kitty: int) -> None:
+        n = self.n
+        rules = self.rules
+        self.hands = hands
+        self.dealt = tuple(hands)
+        self.kitty = kitty
+        self.kitty_taker: int | None = None
+        self.taken = [0] * n
+        self.carry = 0
+        self.pass_offset = rules.pass_offset(self.hand_number) if rules.pass_count else 0
+        self.pass_masks = [0] * n
+        self.pass_lists: list[list[int]] = [[] for _ in range(n)]
+        self.trick_cards: list[int] = []
+        self.trick_seats: list[int] = []
+        self.trick_log: list[Trick] = []
+        self.plays: list[int] = []
+        self.tricks_done = 0
+        self.hearts_broken = rules.hearts_break == "no_broken"
+        self.trump: int | None = None
+        self.pending_points: tuple[int, ...] = ()
+        self.shooter: int | None = None
+        self.moon_choice: str | None = None
+        self.leader = 0
+        self.led_suit = -1
+        self.win_key = -1
+        self.win_seat = -1
+        self.first_lead = -1
+        self._legal = -1
+        if rules.hokm:
+            if self.hakem is None:
+                self.hakem = self._lowest_club_holder()[0]
+            self.phase = Phase.DECLARE_TRUMP
+            self.current = self.hakem
+        else:
+            self._start_passing()
+
+    def _start_passing(self) -> None:
+        if self.pass_offset:
+            self.phase = Phase.PASS
+            self.current = 0
+            self._legal = -1
+        else:
+            self._start_play()
+
+    def _lowest_club_holder(self) -> tuple[int, int]:
+        union = 0
+        for hand in self.hands:
+            union |= hand
+        for club in _CLUBS_BY_RANK:
+            for index in (club, club + DECK_SIZE):
+                if union >> index & 1:
+                    for seat, hand in enumerate(self.hands):
+                        if hand >> index & 1:
+                            return seat, index
+        raise AssertionError("no club in play")  # RuleSet keeps at least one club
+
+    def _start_play(self) -> None:
+        self.phase = Phase.PLAY
+        if self._cancel:
+            # Cancellation: the player after the dealer (seat k mod n deals hand k) leads.
+            leader = (self.hand_number + 1) % self.n
+        else:
+            leader, self.first_lead = self._lowest_club_holder()
+        self._begin_trick(leader)
+
+    def _begin_trick(self, leader: int) -> None:
+        self.leader = leader
+        self.current = leader
+        self._legal = -1
+        if (
+            self.rules.only_hearts_lead == "redeal"
+            and not self.hearts_broken
+            and not self.hands[leader] & ~self._heart_mask
+        ):
+            self._void_hand()
+
+    # --- actions ---------------------------------------------------------------------------
+
+    def _declare(self, action: str) -> None:
+        if not isinstance(action, str) or action.upper() not in SUITS or len(action) != 1:
+            raise IllegalMoveError(
+                f"seat {self.current} is the hakem and must declare a trump suit "
+                f"(C, D, H or S), not {action!r}"
+            )
+        self.trump = SUITS.index(action.upper())
+        self._start_passing()
+
+    def _pass(self, index: int) -> None:
+        seat = self.current
+        self.pass_masks[seat] |= 1 << index
+        chosen = self.pass_lists[seat]
+        chosen.append(index)
+        self._legal = -1
+        if len(chosen) < self.rules.pass_count:
+            return
+        if seat + 1 < self.n:
+            self.current = seat + 1
+            return
+        hands, masks, n, offset = self.hands, self.pass_masks, self.n, self.pass_offset
+        for s in range(n):
+            hands[s] &= ~masks[s]
+        for s in range(n):
+            hands[(s + offset) % n] |= masks[s]
+        self._start_play()
+
+    def _play(self, index: int) -> None:
+        seat = self.current
+        self.hands[seat] ^= 1 << index
+        self.plays.append(index)
+        cards = self.trick_cards
+        cards.append(index)
+        self.trick_seats.append(seat)
+        suit = CARD_SUIT[index]
+        if self._breaks_mask >> index & 1:
+            self.hearts_broken = True
+        # Incremental winner: trumps outrank the led suit; other suits never win.
+        if len(cards) == 1:
+            self.led_suit = suit
+            key = 20 + CARD_RANK[index] if suit == self.trump else CARD_RANK[index]
+            self.win_key, self.win_seat = key, seat
+        else:
+            if suit == self.trump:
+                key = 20 + CARD_RANK[index]
+            elif suit == self.led_suit:
+                key = CARD_RANK[index]
+            else:
+                key = -1
+            if key > self.win_key:
+                self.win_key, self.win_seat = key, seat
+        self._legal = -1
+        if len(cards) == self.n:
+            self._finish_trick()
+        else:
+            self.current = (seat + 1) % self.n
+
+    def _legal_play_mask(self) -> int:
+        hand = self.hands[self.current]
+        if self.trick_cards:
+            follow = hand & SUIT_MASKS[self.led_suit]
+            if follow:
+                return follow
+            if self.tricks_done == 0 and self.rules.no_points_first_trick:
+                return self._first_trick_discard(hand)
+            return hand
+        if self.tricks_done == 0:
+            if self.first_lead >= 0:
+                return 1 << self.first_lead
+            if self.rules.no_points_first_trick or self._cancel:
+                return self._first_trick_discard(hand)
+        if not self.hearts_broken:
+            safe = hand & ~self._heart_mask
+            if safe:
+                return safe
+        return hand
+
+    def _first_trick_discard(self, hand: int) -> int:
+        safe = hand & ~self._point_mask
+        if safe:
+            return safe
+        if self.rules.first_trick_forced == "hearts_first":
+            hearts = hand & self._heart_mask
+            if hearts:
+                return hearts
+        return hand
+
+    def _trick_winner(self) -> int | None:
+        if not self._cancel:
+            return self.win_seat
+        faces = [c % DECK_SIZE for c in self.trick_cards]
+        best, winner = -1, None
+        for card, seat, face in zip(self.trick_cards, self.trick_seats, faces):
+            if faces.count(face) > 1:
+                continue  # identical cards cancel each other
+            suit = CARD_SUIT[card]
+            if suit == self.trump:
+                key = 20 + CARD_RANK[card]
+            elif suit == self.led_suit:
+                key = CARD_RANK[card]
+            else:
+                continue
+            if key > best:
+                best, winner = key, seat
+        return winner
+
+    def _finish_trick(self) -> None:
+        winner = self._trick_winner()
+        won = 0
+        for card in self.trick_cards:
+            won |= 1 << card
+        self.trick_log.append(
+            Trick(
+                leader=self.leader,
+                plays=tuple((s, CARD_TEXTS[c]) for s, c in zip(self.trick_seats, self.trick_cards)),
+                winner=winner,
+            )
+        )
+        self.trick_cards = []
+        self.trick_seats = []
+        self.tricks_done += 1
+        last = self.tricks_done == self._hand_size
+        if winner is None:
+            # Nobody wins: the cards wait for the next trick's winner (nobody after the last).
+            self.carry |= won
+            next_leader = self.leader
+        else:
+            won |= self.carry
+            self.carry = 0
+            self.taken[winner] |= won
+            if self.kitty and self.kitty_taker is None:
+                self._maybe_take_kitty(winner, won, last)
+            next_leader = winner
+        if last:
+            self._finish_hand()
+        else:
+            self._begin_trick(next_leader)
+
+    def _maybe_take_kitty(self, winner: int, won: int, last: bool) -> None:
+        rule = self.rules.kitty_taker
+        if (
+            rule == "first_trick"
+            or (rule == "last_trick" and last)
+            or (rule == "first_points_trick" and won & self._point_mask)
+            or (rule == "first_heart_trick" and won & self._heart_mask)
+        ):
+            self.kitty_taker = winner
+            self.taken[winner] |= self.kitty
+
+    # --- the end of a hand --------------------------------------------------------------------
+
+    def _void_hand(self) -> None:
+        """Only hearts to lead before they are broken, under the redeal rule: deal again."""
+        zeros = tuple([0] * self.n)
+        self._record_hand(points=zeros, scores=zeros, void=True)
+        self.phase = Phase.HAND_OVER
+        self._legal = -1
+
+    def _finish_hand(self) -> None:
+        values = self.rules._derived.point_values
+        point_mask = self._point_mask
+        self.pending_points = tuple(_points(m & point_mask, values) for m in self.taken)
+        self.shooter = None
+        if self.rules.moon != "off" and point_mask:
+            for seat, mask in enumerate(self.taken):
+                if mask & point_mask == point_mask:
+                    self.shooter = seat
+        if self.shooter is not None and self.rules.moon == "choice":
+            self.phase = Phase.MOON_CHOICE
+            self.current = self.shooter
+            self._legal = -1
+            return
+        self._settle_hand(self.rules.moon if self.shooter is not None else None)
+
+    def _settle_hand(self, moon: str | None) -> None:
+        rules = self.rules
+        n = self.n
+        scores = list(self.pending_points)
+        if self.shooter is not None and moon is not None:
+            amount = rules.moon_amount
+            if moon == "add":
+                scores = [0 if s == self.shooter else amount for s in range(n)]
+            else:
+                scores = [-amount if s == self.shooter else 0 for s in range(n)]
+        if rules.jd_bonus:
+            jd = rules._derived.jd_mask
+            for seat, mask in enumerate(self.taken):
+                scores[seat] += rules.jd_bonus * _count(mask & jd)
+        self.moon_choice = moon if rules.moon == "choice" and self.shooter is not None else None
+        for seat in range(n):
+            self.totals[seat] += scores[seat]
+        if rules.hokm:
+            queens = rules._derived.queen_mask
+            for seat, mask in enumerate(self.taken):
+                if mask & queens:
+                    self.hakem = (seat - 1) % n  # the player before (to the right of) him
+                    break
+        self._record_hand(points=self.pending_points, scores=tuple(scores), void=False)
+        self.winners = self._winners()
+        self.phase = Phase.GAME_OVER if self.winners else Phase.HAND_OVER
+        self._legal = -1
+
+    def _winners(self) -> list[int]:
+        totals = self.totals
+        if max(totals) < self.rules.target:
+            return []
+        low = min(totals)
+        tied = [s for s in range(self.n) if totals[s] == low]
+        if len(tied) == 1 or self.rules.tie_break == "shared":
+            return tied
+        if self.rules.tie_break == "highest_diamond":
+            best = {s: _highest_diamond(self.taken[s]) for s in tied}
+            top = max(best.values())
+            holders = [s for s in tied if best[s] == top]
+            if top >= 0 and len(holders) == 1:
+                return holders
+        return []  # another hand decides
+
+    def _record_hand(self, *, points: tuple[int, ...], scores: tuple[int, ...], void: bool) -> None:
+        self.history.append(
+            HandRecord(
+                hand_number=self.hand_number,
+                attempt=self.attempt,
+                deal=self.dealt,
+                kitty=self.kitty,
+                trump=self.trump,
+                hakem=self.hakem if self.rules.hokm else None,
+                passes=tuple(tuple(p) for p in self.pass_lists) if self.pass_offset else None,
+                plays=tuple(self.plays),
+                moon=self.moon_choice,
+                void=void,
+                points=points,
+                scores=scores,
+                shooter=self.shooter,
+                kitty_taker=self.kitty_taker,
+                tricks=tuple(self.trick_log),
+            )
+        )
+
+    # --- messages ----------------------------------------------------------------------------
+
+    def _not_your_turn(self, seat: int) -> str:
+        if self.current_seat is None:
+            return f"seat {seat} cannot act: the {'game' if self.is_game_over else 'hand'} is over"
+        return f"it is seat {self.current}'s turn, not seat {seat}'s"
+
+    def _explain_illegal(self, index: int) -> str:
+        seat = self.current
+        text = CARD_TEXTS[index]
+        hand = self.hands[seat]
+        held = hand >> index & 1 or hand >> (index + DECK_SIZE) & 1
+        if self.phase is Phase.PASS:
+            if not held:
+                return f"seat {seat} cannot pass {text}: not in hand"
+            return f"seat {seat} has already chosen {text} to pass"
+        if not held:
+            return f"seat {seat} cannot play {text}: not in hand"
+        suit = CARD_SUIT[index]
+        if self.trick_cards:
+            if hand & SUIT_MASKS[self.led_suit]:
+                return f"seat {seat} must follow {SUIT_NAMES[self.led_suit]}"
+            return (
+                f"seat {seat} cannot play {text}: no hearts or QS on the first trick "
+                f"while holding another card"
+            )
+        if self.tricks_done == 0:
+            if self.first_lead >= 0:
+                return f"seat {seat} must lead {CARD_TEXTS[self.first_lead]} to the first trick"
+            return f"seat {seat} cannot lead {text}: no hearts or QS on the first trick"
+        if suit == HEARTS and not self.hearts_broken:
+            return f"seat {seat} cannot lead hearts: hearts are not broken"
+        return f"seat {seat} cannot play {text} now"
+
+
+_SHARED_SLOTS = (
+    "rules", "seed", "n", "hand_number", "attempt", "phase", "current", "dealt", "kitty",
+    "kitty_taker", "carry", "pass_offset", "leader", "led_suit", "win_key", "win_seat",
+    "tricks_done", "hearts_broken", "trump", "hakem", "pending_points", "shooter",
+    "moon_choice", "first_lead", "_legal", "_point_mask", "_heart_mask", "_breaks_mask",
+    "_hand_size", "_cancel",
+)  # fmt: skip
+
+
+def _count(mask: int) -> int:
+    return mask.bit_count()
+
+
+def _points(mask: int, values: Sequence[int]) -> int:
+    total = 0
+    while mask:
+        low = mask & -mask
+        total += values[low.bit_length() - 1]
+        mask ^= low
+    return total
+
+
+def _highest_diamond(mask: int) -> int:
+    diamonds = mask & SUIT_MASKS[DIAMONDS]
+    best = -1
+    while diamonds:
+        low = diamonds & -diamonds
+        best = max(best, CARD_RANK[low.bit_length() - 1])
+        diamonds ^= low
+    return best
+
+
+def parse_deal(
+    rules: RuleSet, deal: Sequence[Sequence[str]], kitty: Sequence[str] | None = None
+) -> tuple[list[int], int]:
+    """Masks of a deal given as texts, checked against the rules; raises :class:`DealError`.
+
+    Missing ``kitty`` is inferred as the cards in play that nobody was dealt.
+    """
+    if not isinstance(deal, (list, tuple)) or len(deal) != rules.players:
+        raise DealError(f"the deal must list the cards of {rules.players} seats")
+    in_play = rules._derived.deck_mask
+    used = 0
+    hands = []
+    for seat, cards in enumerate(deal):
+        if not isinstance(cards, (list, tuple)):
+            raise DealError(f"seat {seat}'s deal must be a list of cards", seat)
+        if len(cards) != rules.hand_size:
+            raise DealError(
+                f"seat {seat} was dealt {len(cards)} cards; these rules deal {rules.hand_size}",
+                seat,
+            )
+        hand = 0
+        for text in cards:
+            hand |= _take(text, used, in_play, f"seat {seat}'s deal", seat)
+            used |= hand
+        hands.append(hand)
+    if kitty is None:
+        kitty_mask = in_play & ~used
+    else:
+        if not isinstance(kitty, (list, tuple)):
+            raise DealError("the kitty must be a list of cards")
+        kitty_mask = 0
+        for text in kitty:
+            kitty_mask |= _take(text, used, in_play, "the kitty")
+            used |= kitty_mask
+    if _count(kitty_mask) != rules.kitty or used | kitty_mask != in_play:
+        missing = cards_to_texts_multi(in_play & ~(used | kitty_mask))
+        raise DealError(
+            f"the deal leaves out {', '.join(missing) or 'nothing'} and sets aside "
+            f"{_count(kitty_mask)} cards; these rules set aside {rules.kitty}"
+        )
+    return hands, kitty_mask
+
+
+def _take(text: str, used: int, in_play: int, where: str, seat: int | None = None) -> int:
+    try:
+        index = card_index(text)
+    except CardError as exc:
+        raise DealError(f"{where}: {exc}", seat) from None
+    for copy in (index, index + DECK_SIZE):
+        bit = 1 << copy
+        if in_play & bit and not used & bit:
+            return bit
+    if not in_play & (1 << index):
+        raise DealError(f"{where}: {CARD_TEXTS[index]} is not in play under these rules", seat)
+    raise DealError(f"{where}: {CARD_TEXTS[index]} is dealt more often than the deck holds", seat)
+
+
+__all__ = [
+    "GameState",
+    "HandRecord",
+    "IllegalMoveError",
+    "Observation",
+    "Phase",
+    "Trick",
+    "parse_deal",
+    "DealError",
+]
