@@ -31,12 +31,16 @@ DEAL_VERSION = 1
 
 def shuffled_deck(rules: RuleSet, seed: int, hand_number: int, attempt: int = 0) -> list[int]:
     """The card indices in play for ``rules``, in the shuffled order of this hand."""
-    deck = [i for i in range(2 * DECK_SIZE) if rules._derived.deck_mask >> i & 1]
+    deck = rules._derived.deck
     material = f"bidel-deal/{DEAL_VERSION}:{int(seed)}:{int(hand_number)}:{int(attempt)}"
-    stream = hashlib.shake_256(material.encode("ascii")).digest(8 * len(deck))
-    keys = struct.unpack(f">{len(deck)}Q", stream)
-    order = sorted(range(len(deck)), key=lambda i: (keys[i], i))
-    return [deck[i] for i in order]
+    keys = struct.unpack(
+        f">{len(deck)}Q", hashlib.shake_256(material.encode("ascii")).digest(8 * len(deck))
+    )
+    # sorted() is stable: equal keys (odds 2^-64) keep card order.
+    return [deck[i] for i in sorted(range(len(deck)), key=keys.__getitem__)]
+
+
+_BITS = tuple(1 << i for i in range(2 * DECK_SIZE))
 
 
 def deal_masks(
@@ -45,13 +49,10 @@ def deal_masks(
     """Each seat's cards (as masks) and the kitty mask for one hand."""
     cards = shuffled_deck(rules, seed, hand_number, attempt)
     players, size = rules.players, rules.hand_size
-    hands = [0] * players
-    for j in range(players * size):
-        hands[j % players] |= 1 << cards[j]
-    kitty = 0
-    for card in cards[players * size :]:
-        kitty |= 1 << card
-    return hands, kitty
+    dealt = players * size
+    bit = _BITS.__getitem__
+    hands = [sum(map(bit, cards[seat:dealt:players])) for seat in range(players)]
+    return hands, sum(map(bit, cards[dealt:]))
 
 
 def deal_texts(

@@ -8,9 +8,11 @@ seat 0..n-1 before passing; absent: dealt from the seed), ``kitty`` (when cards 
 
 :func:`verify` replays a record through the engine and returns one JSON-ready result:
 
->>> result = verify({"rules": "standard", "seed": 1, "hands": [{"passes": [], "plays": []}]})
->>> result["valid"], result["stage"], result["error"]
-(False, 'pass', 'hand 0 passes left: list the cards of 4 seats')
+>>> hold = {"preset": "standard", "pass_cycle": ["hold"]}
+>>> verify({"rules": hold, "seed": 1, "hands": [{"plays": ["AS"]}]})
+{'valid': False, 'hand': 0, 'stage': 'play', 'index': 0, 'seat': 0, 'error': 'seat 0 must lead 2C to the first trick'}
+>>> verify({"rules": hold, "seed": 1, "hands": [{"plays": ["2C"]}]})["hands"]
+[{'points': [0, 0, 0, 0], 'scores': [0, 0, 0, 0], 'complete': False}]
 """
 
 from __future__ import annotations

@@ -266,6 +266,8 @@ class _Derived:
     queen_mask: int
     jd_mask: int
     total_points: int
+    uniform_hearts: int | None  # every heart's points, when they are all the same
+    deck: tuple[int, ...]  # card indices in play, in index order
 
     @staticmethod
     def build(rules: RuleSet) -> _Derived:
@@ -302,6 +304,8 @@ class _Derived:
             queen_mask=queen_mask,
             jd_mask=jd_mask,
             total_points=total,
+            uniform_hearts=rules.heart_points[0] if len(set(rules.heart_points)) == 1 else None,
+            deck=tuple(i for i in range(2 * DECK_SIZE) if deck_mask >> i & 1),
         )
 
 

@@ -29,9 +29,11 @@ def play_random_action(state: GameState, rng: random.Random) -> None:
 
 
 def play_random_hand(state: GameState, rng: random.Random) -> None:
-    """Play random actions until the current hand is over (or the game)."""
-    while state.phase is not Phase.HAND_OVER and state.phase is not Phase.GAME_OVER:
-        play_random_action(state, rng)
+    """Play random actions until the current hand is over (or the game).
+
+    Uses the state's own rollout loop (:meth:`GameState.play_random`).
+    """
+    state.play_random(rng)
 
 
 def random_game(

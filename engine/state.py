@@ -22,7 +22,8 @@ engine.state.IllegalMoveError: 'ZZ' is not a card (use rank 2-9 T J Q K A, suit 
 from __future__ import annotations
 
 import enum
-from collections.abc import Sequence
+import random
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -33,13 +34,14 @@ from engine.cards import (
     CLUBS,
     DECK_SIZE,
     DIAMONDS,
+    FULL_DECK,
     HEARTS,
     SUIT_MASKS,
     SUIT_NAMES,
     SUITS,
     CardError,
     card_index,
-    cards_to_texts,
+    _TEXTS_BY_CHUNK,
     cards_to_texts_multi,
 )
 from engine.deal import deal_masks
@@ -93,25 +95,51 @@ class Trick:
     winner: int | None
 
 
+#: A trick as the state keeps it: (leader, card indices in play order, winner or None).
+RawTrick = tuple[int, tuple[int, ...], "int | None"]
+
+
+def _tricks(raw: Sequence[RawTrick], n: int) -> list[Trick]:
+    return [
+        Trick(
+            leader=leader,
+            plays=tuple(((leader + i) % n, CARD_TEXTS[c]) for i, c in enumerate(cards)),
+            winner=winner,
+        )
+        for leader, cards, winner in raw
+    ]
+
+
 @dataclass(frozen=True)
 class HandRecord:
     """Everything that happened in one finished (or void) hand, as plain values."""
 
     hand_number: int
     attempt: int
+    players: int
     deal: tuple[int, ...]
     kitty: int
     trump: int | None
     hakem: int | None
     passes: tuple[tuple[int, ...], ...] | None
-    plays: tuple[int, ...]
+    raw_tricks: tuple[RawTrick, ...]
+    unfinished_trick: tuple[int, ...]
     moon: str | None
     void: bool
     points: tuple[int, ...]
     scores: tuple[int, ...]
     shooter: int | None
     kitty_taker: int | None
-    tricks: tuple[Trick, ...]
+
+    @property
+    def plays(self) -> tuple[int, ...]:
+        """Card indices in the order played (a void hand ends in an unfinished trick)."""
+        return tuple(c for _, cards, _ in self.raw_tricks for c in cards) + self.unfinished_trick
+
+    @property
+    def tricks(self) -> list[Trick]:
+        """The completed tricks of the hand."""
+        return _tricks(self.raw_tricks, self.players)
 
     def to_json(self) -> dict[str, Any]:
         """The hand's entry of the game record (see :mod:`engine.record`)."""
@@ -204,8 +232,8 @@ class GameState:
         "rules", "seed", "n", "hand_number", "attempt", "phase", "current",
         "hands", "dealt", "kitty", "kitty_taker", "taken", "carry",
         "pass_offset", "pass_masks", "pass_lists",
-        "trick_cards", "trick_seats", "leader", "led_suit", "win_key", "win_seat",
-        "tricks_done", "trick_log", "plays", "hearts_broken", "trump", "hakem",
+        "trick_cards", "leader", "led_suit", "win_key", "win_seat",
+        "tricks_done", "trick_log", "hearts_broken", "trump", "hakem",
         "totals", "history", "pending_points", "shooter", "moon_choice", "winners",
         "first_lead", "_legal",
         "_point_mask", "_heart_mask", "_breaks_mask", "_hand_size", "_cancel",
@@ -246,15 +274,20 @@ class GameState:
     @property
     def current_seat(self) -> int | None:
         """The seat to act, or None when the hand or the game is over."""
-        if self.phase is Phase.HAND_OVER or self.phase is Phase.GAME_OVER:
+        if self.phase is _HAND_OVER or self.phase is _GAME_OVER:
             return None
         return self.current
 
     def legal_actions(self) -> list[str]:
         """The actions the current seat may take, sorted; empty when nobody is to act."""
         phase = self.phase
-        if phase is Phase.PLAY or phase is Phase.PASS:
-            return cards_to_texts(self.legal_mask())
+        if phase is _PLAY or phase is _PASS:
+            m = self._legal
+            if m < 0:
+                m = self.legal_mask()
+            if self._cancel:
+                m = (m | (m >> DECK_SIZE)) & FULL_DECK
+            return [*_T0[m & 8191], *_T1[(m >> 13) & 8191], *_T2[(m >> 26) & 8191], *_T3[m >> 39]]
         if phase is Phase.DECLARE_TRUMP:
             return list(SUITS)
         if phase is Phase.MOON_CHOICE:
@@ -265,9 +298,9 @@ class GameState:
         """The legal cards (pass or play) of the current seat as a mask of card indices."""
         legal = self._legal
         if legal < 0:
-            if self.phase is Phase.PLAY:
+            if self.phase is _PLAY:
                 legal = self._legal_play_mask()
-            elif self.phase is Phase.PASS:
+            elif self.phase is _PASS:
                 legal = self.hands[self.current] & ~self.pass_masks[self.current]
             else:
                 legal = 0
@@ -280,22 +313,31 @@ class GameState:
         Raises :class:`IllegalMoveError` naming the rule broken; the state is then unchanged.
         """
         phase = self.phase
+        if phase is _PLAY and seat is None:  # the hot path of simulations
+            index = _INDEX.get(action)  # type: ignore[arg-type]
+            if index is not None:
+                legal = self._legal
+                if legal < 0:
+                    legal = self.legal_mask()
+                if legal >> index & 1:
+                    self._play(index)
+                    return
         if seat is not None and seat != self.current_seat:
             raise IllegalMoveError(self._not_your_turn(seat))
-        if phase is Phase.PLAY or phase is Phase.PASS:
+        if phase is _PLAY or phase is _PASS:
             index = _INDEX.get(action) if isinstance(action, str) else None
             if index is None:
                 try:
                     index = card_index(action)
                 except CardError as exc:
                     raise IllegalMoveError(str(exc)) from None
-            legal = self._legal if self._legal >= 0 else self.legal_mask()
+            legal = self.legal_mask()
             if not legal >> index & 1:
                 if self._cancel and legal >> (index + DECK_SIZE) & 1:
                     index += DECK_SIZE
                 else:
                     raise IllegalMoveError(self._explain_illegal(index))
-            if phase is Phase.PLAY:
+            if phase is _PLAY:
                 self._play(index)
             else:
                 self._pass(index)
@@ -308,7 +350,7 @@ class GameState:
                     f"not {action!r}"
                 )
             self._settle_hand(action)
-        elif phase is Phase.HAND_OVER:
+        elif phase is _HAND_OVER:
             raise IllegalMoveError(
                 f"hand {self.hand_number} is over: call next_hand() to deal the next one"
             )
@@ -316,23 +358,47 @@ class GameState:
             raise IllegalMoveError("the game is over")
 
     def apply_index(self, index: int) -> None:
-        """Pass or play the card with this index (fast path; the card must be legal)."""
-        legal = self._legal if self._legal >= 0 else self.legal_mask()
+        """Pass or play the card with this index (either deck); it must be legal."""
+        legal = self._legal
+        if legal < 0:
+            legal = self.legal_mask()
         if not legal >> index & 1:
+            if self.phase is not _PLAY and self.phase is not _PASS:
+                raise IllegalMoveError(f"no card can be played now ({self.phase.value})")
             raise IllegalMoveError(self._explain_illegal(index % DECK_SIZE))
-        if self.phase is Phase.PLAY:
+        if self.phase is _PLAY:
             self._play(index)
         else:
             self._pass(index)
+
+    def play_random(self, rng: random.Random) -> None:
+        """Finish the current hand with uniformly random legal moves drawn from ``rng``.
+
+        The same moves as repeatedly applying a random legal card, much faster: this is the
+        rollout of Monte-Carlo bots. Decisions other than cards (trump, moon) are random too.
+        """
+        choose = rng.getrandbits
+        while True:
+            phase = self.phase
+            if phase is _PLAY:
+                self._play_out(choose)
+            elif phase is _PASS:
+                self._pass_out(choose)
+            elif phase is _HAND_OVER or phase is _GAME_OVER:
+                return
+            else:
+                options = self.legal_actions()
+                self.apply(options[choose(32) % len(options)])
 
     def next_hand(
         self, deal: Sequence[Sequence[str]] | None = None, kitty: Sequence[str] | None = None
     ) -> None:
         """Deal the next hand (from the seed, or ``deal``); only in ``Phase.HAND_OVER``."""
-        if self.phase is not Phase.HAND_OVER:
+        if self.phase is not _HAND_OVER:
             raise IllegalMoveError(
-                "the game is over" if self.phase is Phase.GAME_OVER else
-                f"hand {self.hand_number} is not over yet ({self.phase.value})"
+                "the game is over"
+                if self.phase is _GAME_OVER
+                else f"hand {self.hand_number} is not over yet ({self.phase.value})"
             )
         if self.history[-1].void:
             self.attempt += 1
@@ -345,7 +411,7 @@ class GameState:
     @property
     def is_game_over(self) -> bool:
         """True once the game has a winner (or winners)."""
-        return self.phase is Phase.GAME_OVER
+        return self.phase is _GAME_OVER
 
     def hand_of(self, seat: int) -> list[str]:
         """The cards ``seat`` holds now (referee's view: use :meth:`observation` for bots)."""
@@ -353,12 +419,15 @@ class GameState:
 
     def points_taken(self) -> list[int]:
         """Card points each seat has taken so far this hand (kitty included once taken)."""
-        values = self.rules._derived.point_values
-        return [_points(mask & self._point_mask, values) for mask in self.taken]
+        return [self._points(mask) for mask in self.taken]
+
+    def plays(self) -> list[str]:
+        """Every card played this hand, in order."""
+        return [CARD_TEXTS[c] for c in self._play_indices()]
 
     def clone(self) -> GameState:
         """An independent copy, for simulation."""
-        other = GameState.__new__(GameState)
+        other = _new_state(GameState)
         for name in _SHARED_SLOTS:
             setattr(other, name, getattr(self, name))
         other.hands = self.hands[:]
@@ -366,9 +435,7 @@ class GameState:
         other.pass_masks = self.pass_masks[:]
         other.pass_lists = [p[:] for p in self.pass_lists]
         other.trick_cards = self.trick_cards[:]
-        other.trick_seats = self.trick_seats[:]
         other.trick_log = self.trick_log[:]
-        other.plays = self.plays[:]
         other.totals = self.totals[:]
         other.history = self.history[:]
         other.winners = self.winners[:]
@@ -378,18 +445,14 @@ class GameState:
         """What ``seat`` may see now. Other seats' cards appear only once played."""
         if not 0 <= seat < self.n:
             raise ValueError(f"seat must be 0..{self.n - 1}, not {seat}")
-        over = self.phase is Phase.HAND_OVER or self.phase is Phase.GAME_OVER
-        exchanged = self.phase is not Phase.PASS and self.phase is not Phase.DECLARE_TRUMP
+        over = self.phase is _HAND_OVER or self.phase is _GAME_OVER
+        exchanged = self.phase is not _PASS and self.phase is not Phase.DECLARE_TRUMP
         received = 0
         if self.pass_offset and exchanged:
             received = self.pass_masks[(seat - self.pass_offset) % self.n]
         last = self.history[-1] if over and self.history else None
-        values = self.rules._derived.point_values
-        visible_kitty = last is not None
-        points = [
-            _points((mask & ~self.kitty if not visible_kitty else mask) & self._point_mask, values)
-            for mask in self.taken
-        ]
+        hidden_kitty = 0 if last is not None else self.kitty
+        n = self.n
         return Observation(
             seat=seat,
             rules=self.rules,
@@ -398,22 +461,22 @@ class GameState:
             hand_number=self.hand_number,
             hand=cards_to_texts_multi(self.hands[seat]),
             legal=self.legal_actions() if self.current_seat == seat else [],
-            trick=[(s, CARD_TEXTS[c]) for s, c in zip(self.trick_seats, self.trick_cards)],
-            tricks=list(self.trick_log),
-            leader=self.leader if self.phase is Phase.PLAY else None,
-            points_taken=points,
+            trick=[((self.leader + i) % n, CARD_TEXTS[c]) for i, c in enumerate(self.trick_cards)],
+            tricks=_tricks(self.trick_log, n),
+            leader=self.leader if self.phase is _PLAY else None,
+            points_taken=[self._points(mask & ~hidden_kitty) for mask in self.taken],
             totals=self.totals[:],
             pass_direction=self.rules.pass_direction(self.hand_number),
-            passed=[CARD_TEXTS[c] for c in sorted(self.pass_lists[seat], key=lambda c: CARD_TEXTS[c])],
+            passed=sorted(CARD_TEXTS[c] for c in self.pass_lists[seat]),
             received=cards_to_texts_multi(received),
             hearts_broken=self.hearts_broken,
             trump=None if self.trump is None else SUITS[self.trump],
             hakem=self.hakem if self.rules.hokm else None,
             kitty_size=self.rules.kitty,
             kitty_taker=self.kitty_taker,
-            cards_left=[_count(h) for h in self.hands],
+            cards_left=[h.bit_count() for h in self.hands],
             scores=list(last.scores) if last is not None else None,
-            kitty=cards_to_texts_multi(self.kitty) if visible_kitty else [],
+            kitty=cards_to_texts_multi(self.kitty) if last is not None else [],
         )
 
     def hand_records(self) -> list[HandRecord]:
@@ -422,7 +485,7 @@ class GameState:
 
     def current_hand_json(self) -> dict[str, Any] | None:
         """The record entry of the hand in progress, or None between hands."""
-        if self.phase is Phase.HAND_OVER or self.phase is Phase.GAME_OVER:
+        if self.phase is _HAND_OVER or self.phase is _GAME_OVER:
             return None
         hand: dict[str, Any] = {"deal": [cards_to_texts_multi(m) for m in self.dealt]}
         if self.kitty:
@@ -431,7 +494,7 @@ class GameState:
             hand["trump"] = SUITS[self.trump]
         if self.pass_offset and self.phase is not Phase.DECLARE_TRUMP:
             hand["passes"] = [[CARD_TEXTS[c] for c in p] for p in self.pass_lists]
-        hand["plays"] = [CARD_TEXTS[c] for c in self.plays]
+        hand["plays"] = self.plays()
         return hand
 
     def to_record(self) -> dict[str, Any]:
@@ -470,9 +533,7 @@ class GameState:
         self.pass_masks = [0] * n
         self.pass_lists: list[list[int]] = [[] for _ in range(n)]
         self.trick_cards: list[int] = []
-        self.trick_seats: list[int] = []
-        self.trick_log: list[Trick] = []
-        self.plays: list[int] = []
+        self.trick_log: list[RawTrick] = []
         self.tricks_done = 0
         self.hearts_broken = rules.hearts_break == "no_broken"
         self.trump: int | None = None
@@ -495,7 +556,7 @@ class GameState:
 
     def _start_passing(self) -> None:
         if self.pass_offset:
-            self.phase = Phase.PASS
+            self.phase = _PASS
             self.current = 0
             self._legal = -1
         else:
@@ -514,7 +575,7 @@ class GameState:
         raise AssertionError("no club in play")  # RuleSet keeps at least one club
 
     def _start_play(self) -> None:
-        self.phase = Phase.PLAY
+        self.phase = _PLAY
         if self._cancel:
             # Cancellation: the player after the dealer (seat k mod n deals hand k) leads.
             leader = (self.hand_number + 1) % self.n
@@ -536,7 +597,7 @@ class GameState:
     # --- actions ---------------------------------------------------------------------------
 
     def _declare(self, action: str) -> None:
-        if not isinstance(action, str) or action.upper() not in SUITS or len(action) != 1:
+        if not isinstance(action, str) or len(action) != 1 or action.upper() not in SUITS:
             raise IllegalMoveError(
                 f"seat {self.current} is the hakem and must declare a trump suit "
                 f"(C, D, H or S), not {action!r}"
@@ -555,42 +616,125 @@ class GameState:
         if seat + 1 < self.n:
             self.current = seat + 1
             return
+        self._exchange()
+
+    def _play(self, index: int) -> None:
+        seat = self.current
+        self.hands[seat] ^= 1 << index
+        cards = self.trick_cards
+        cards.append(index)
+        if self._breaks_mask >> index & 1:
+            self.hearts_broken = True
+        # The winner so far: trumps outrank the led suit; other suits never win.
+        suit = CARD_SUIT[index]
+        if len(cards) == 1:
+            self.led_suit = suit
+            self.win_key = 20 + CARD_RANK[index] if suit == self.trump else CARD_RANK[index]
+            self.win_seat = seat
+        elif suit == self.trump:
+            if 20 + CARD_RANK[index] > self.win_key:
+                self.win_key = 20 + CARD_RANK[index]
+                self.win_seat = seat
+        elif suit == self.led_suit and self.win_key < 20 and CARD_RANK[index] > self.win_key:
+            self.win_key = CARD_RANK[index]
+            self.win_seat = seat
+        self._legal = -1
+        if len(cards) == self.n:
+            self._finish_trick()
+        else:
+            self.current = seat + 1 if seat + 1 < self.n else 0
+
+    def _play_out(self, choose: Callable[[int], int]) -> None:
+        """Random cards until the hand ends (the rollout hot path).
+
+        The rules are those of :meth:`_legal_play_mask` and :meth:`_play`; only the
+        bookkeeping differs: a whole trick is played with its state in local variables.
+        Cancellation (whose tricks resolve differently) and a trick already begun take the
+        ordinary path card by card.
+        """
+        while self.phase is _PLAY and (self.trick_cards or self._cancel):
+            self._play(_pick(self._legal_play_mask(), choose))
+        hands = self.hands
+        n = self.n
+        trump = -1 if self.trump is None else self.trump
+        breaks_mask = self._breaks_mask
+        ban_first = self.rules.no_points_first_trick
+        suit_masks = SUIT_MASKS
+        card_suit = CARD_SUIT
+        card_rank = CARD_RANK
+        while self.phase is _PLAY:
+            seat = self.leader
+            if self.tricks_done == 0 or not self.hearts_broken:
+                legal = self._legal_play_mask()
+            else:
+                legal = hands[seat]
+            k = choose(32) % legal.bit_count()
+            while k:
+                legal &= legal - 1
+                k -= 1
+            bit = legal & -legal
+            hands[seat] ^= bit
+            index = bit.bit_length() - 1
+            cards = [index]
+            if breaks_mask & bit:
+                self.hearts_broken = True
+            led = card_suit[index]
+            key = 20 + card_rank[index] if led == trump else card_rank[index]
+            winner = seat
+            first = self.tricks_done == 0 and ban_first
+            for _ in range(n - 1):
+                seat = seat + 1 if seat + 1 < n else 0
+                hand = hands[seat]
+                legal = hand & suit_masks[led]
+                if not legal:
+                    legal = self._first_trick_discard(hand) if first else hand
+                k = choose(32) % legal.bit_count()
+                while k:
+                    legal &= legal - 1
+                    k -= 1
+                bit = legal & -legal
+                hands[seat] = hand ^ bit
+                index = bit.bit_length() - 1
+                cards.append(index)
+                if breaks_mask & bit:
+                    self.hearts_broken = True
+                suit = card_suit[index]
+                if suit == trump:
+                    if 20 + card_rank[index] > key:
+                        key = 20 + card_rank[index]
+                        winner = seat
+                elif suit == led and key < 20 and card_rank[index] > key:
+                    key = card_rank[index]
+                    winner = seat
+            self.trick_cards = cards
+            self.led_suit = led
+            self.win_key = key
+            self.win_seat = winner
+            self._finish_trick()
+        self._legal = -1
+
+    def _pass_out(self, choose: Callable[[int], int]) -> None:
+        """Random passes for every seat still to pass, then the exchange."""
+        count = self.rules.pass_count
+        for seat in range(self.current, self.n):
+            chosen = self.pass_lists[seat]
+            mask = self.pass_masks[seat]
+            hand = self.hands[seat]
+            while len(chosen) < count:
+                index = _pick(hand & ~mask, choose)
+                mask |= 1 << index
+                chosen.append(index)
+            self.pass_masks[seat] = mask
+        self.current = self.n - 1
+        self._exchange()
+
+    def _exchange(self) -> None:
         hands, masks, n, offset = self.hands, self.pass_masks, self.n, self.pass_offset
         for s in range(n):
             hands[s] &= ~masks[s]
         for s in range(n):
             hands[(s + offset) % n] |= masks[s]
         self._start_play()
-
-    def _play(self, index: int) -> None:
-        seat = self.current
-        self.hands[seat] ^= 1 << index
-        self.plays.append(index)
-        cards = self.trick_cards
-        cards.append(index)
-        self.trick_seats.append(seat)
-        suit = CARD_SUIT[index]
-        if self._breaks_mask >> index & 1:
-            self.hearts_broken = True
-        # Incremental winner: trumps outrank the led suit; other suits never win.
-        if len(cards) == 1:
-            self.led_suit = suit
-            key = 20 + CARD_RANK[index] if suit == self.trump else CARD_RANK[index]
-            self.win_key, self.win_seat = key, seat
-        else:
-            if suit == self.trump:
-                key = 20 + CARD_RANK[index]
-            elif suit == self.led_suit:
-                key = CARD_RANK[index]
-            else:
-                key = -1
-            if key > self.win_key:
-                self.win_key, self.win_seat = key, seat
-        self._legal = -1
-        if len(cards) == self.n:
-            self._finish_trick()
-        else:
-            self.current = (seat + 1) % self.n
 
     def _legal_play_mask(self) -> int:
         hand = self.hands[self.current]
@@ -604,7 +748,7 @@ class GameState:
         if self.tricks_done == 0:
             if self.first_lead >= 0:
                 return 1 << self.first_lead
-            if self.rules.no_points_first_trick or self._cancel:
+            if self.rules.no_points_first_trick:
                 return self._first_trick_discard(hand)
         if not self.hearts_broken:
             safe = hand & ~self._heart_mask
@@ -627,7 +771,7 @@ class GameState:
             return self.win_seat
         faces = [c % DECK_SIZE for c in self.trick_cards]
         best, winner = -1, None
-        for card, seat, face in zip(self.trick_cards, self.trick_seats, faces):
+        for i, (card, face) in enumerate(zip(self.trick_cards, faces)):
             if faces.count(face) > 1:
                 continue  # identical cards cancel each other
             suit = CARD_SUIT[card]
@@ -638,23 +782,17 @@ class GameState:
             else:
                 continue
             if key > best:
-                best, winner = key, seat
+                best, winner = key, (self.leader + i) % self.n
         return winner
 
     def _finish_trick(self) -> None:
         winner = self._trick_winner()
+        cards = self.trick_cards
         won = 0
-        for card in self.trick_cards:
+        for card in cards:
             won |= 1 << card
-        self.trick_log.append(
-            Trick(
-                leader=self.leader,
-                plays=tuple((s, CARD_TEXTS[c]) for s, c in zip(self.trick_seats, self.trick_cards)),
-                winner=winner,
-            )
-        )
+        self.trick_log.append((self.leader, tuple(cards), winner))
         self.trick_cards = []
-        self.trick_seats = []
         self.tricks_done += 1
         last = self.tricks_done == self._hand_size
         if winner is None:
@@ -671,7 +809,10 @@ class GameState:
         if last:
             self._finish_hand()
         else:
-            self._begin_trick(next_leader)
+            self.leader = self.current = next_leader
+            self._legal = -1
+            if self.rules.only_hearts_lead == "redeal":
+                self._begin_trick(next_leader)
 
     def _maybe_take_kitty(self, winner: int, won: int, last: bool) -> None:
         rule = self.rules.kitty_taker
@@ -686,17 +827,27 @@ class GameState:
 
     # --- the end of a hand --------------------------------------------------------------------
 
+    def _points(self, mask: int) -> int:
+        derived = self.rules._derived
+        if derived.uniform_hearts is not None:
+            return (mask & derived.heart_mask).bit_count() * derived.uniform_hearts + (
+                mask & derived.queen_mask
+            ).bit_count() * self.rules.queen_points
+        return _points(mask & self._point_mask, derived.point_values)
+
+    def _play_indices(self) -> list[int]:
+        return [c for _, cards, _ in self.trick_log for c in cards] + self.trick_cards
+
     def _void_hand(self) -> None:
         """Only hearts to lead before they are broken, under the redeal rule: deal again."""
         zeros = tuple([0] * self.n)
         self._record_hand(points=zeros, scores=zeros, void=True)
-        self.phase = Phase.HAND_OVER
+        self.phase = _HAND_OVER
         self._legal = -1
 
     def _finish_hand(self) -> None:
-        values = self.rules._derived.point_values
         point_mask = self._point_mask
-        self.pending_points = tuple(_points(m & point_mask, values) for m in self.taken)
+        self.pending_points = tuple([self._points(m) for m in self.taken])
         self.shooter = None
         if self.rules.moon != "off" and point_mask:
             for seat, mask in enumerate(self.taken):
@@ -722,10 +873,11 @@ class GameState:
         if rules.jd_bonus:
             jd = rules._derived.jd_mask
             for seat, mask in enumerate(self.taken):
-                scores[seat] += rules.jd_bonus * _count(mask & jd)
+                scores[seat] += rules.jd_bonus * (mask & jd).bit_count()
         self.moon_choice = moon if rules.moon == "choice" and self.shooter is not None else None
+        totals = self.totals
         for seat in range(n):
-            self.totals[seat] += scores[seat]
+            totals[seat] += scores[seat]
         if rules.hokm:
             queens = rules._derived.queen_mask
             for seat, mask in enumerate(self.taken):
@@ -733,14 +885,12 @@ class GameState:
                     self.hakem = (seat - 1) % n  # the player before (to the right of) him
                     break
         self._record_hand(points=self.pending_points, scores=tuple(scores), void=False)
-        self.winners = self._winners()
-        self.phase = Phase.GAME_OVER if self.winners else Phase.HAND_OVER
+        self.winners = self._winners() if max(totals) >= rules.target else []
+        self.phase = _GAME_OVER if self.winners else _HAND_OVER
         self._legal = -1
 
     def _winners(self) -> list[int]:
         totals = self.totals
-        if max(totals) < self.rules.target:
-            return []
         low = min(totals)
         tied = [s for s in range(self.n) if totals[s] == low]
         if len(tied) == 1 or self.rules.tie_break == "shared":
@@ -758,19 +908,20 @@ class GameState:
             HandRecord(
                 hand_number=self.hand_number,
                 attempt=self.attempt,
+                players=self.n,
                 deal=self.dealt,
                 kitty=self.kitty,
                 trump=self.trump,
                 hakem=self.hakem if self.rules.hokm else None,
                 passes=tuple(tuple(p) for p in self.pass_lists) if self.pass_offset else None,
-                plays=tuple(self.plays),
+                raw_tricks=tuple(self.trick_log),
+                unfinished_trick=tuple(self.trick_cards),
                 moon=self.moon_choice,
                 void=void,
                 points=points,
                 scores=scores,
                 shooter=self.shooter,
                 kitty_taker=self.kitty_taker,
-                tricks=tuple(self.trick_log),
             )
         )
 
@@ -786,7 +937,7 @@ class GameState:
         text = CARD_TEXTS[index]
         hand = self.hands[seat]
         held = hand >> index & 1 or hand >> (index + DECK_SIZE) & 1
-        if self.phase is Phase.PASS:
+        if self.phase is _PASS:
             if not held:
                 return f"seat {seat} cannot pass {text}: not in hand"
             return f"seat {seat} has already chosen {text} to pass"
@@ -796,6 +947,10 @@ class GameState:
         if self.trick_cards:
             if hand & SUIT_MASKS[self.led_suit]:
                 return f"seat {seat} must follow {SUIT_NAMES[self.led_suit]}"
+            if suit == HEARTS and self.rules.first_trick_forced == "hearts_first" and (
+                hand & self._heart_mask
+            ):
+                return f"seat {seat} must play a heart, not {text}, on the first trick"
             return (
                 f"seat {seat} cannot play {text}: no hearts or QS on the first trick "
                 f"while holding another card"
@@ -807,6 +962,23 @@ class GameState:
         if suit == HEARTS and not self.hearts_broken:
             return f"seat {seat} cannot lead hearts: hearts are not broken"
         return f"seat {seat} cannot play {text} now"
+
+
+_new_state = object.__new__
+_PLAY = Phase.PLAY
+_PASS = Phase.PASS
+_HAND_OVER = Phase.HAND_OVER
+_GAME_OVER = Phase.GAME_OVER
+_T0, _T1, _T2, _T3 = _TEXTS_BY_CHUNK
+
+
+def _pick(legal: int, choose: Callable[[int], int]) -> int:
+    # A uniformly random set bit (modulo bias of a 32-bit draw: below 2^-26).
+    k = choose(32) % legal.bit_count()
+    while k:
+        legal &= legal - 1
+        k -= 1
+    return (legal & -legal).bit_length() - 1
 
 
 _SHARED_SLOTS = (
