@@ -1,0 +1,157 @@
+"""Hand-built scenarios for the rules of play: leading, following, the first trick, hearts."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from engine.record import verify
+from engine.rules import RuleSet
+from engine.state import GameState, IllegalMoveError, Phase
+from tests.engine.helpers import deal_with, lowest, play
+
+HOLD = {"pass_cycle": ["hold"]}
+HEARTS_2_TO_K = ["2H", "3H", "4H", "5H", "6H", "7H", "8H", "9H", "TH", "JH", "QH", "KH"]
+
+
+def test_the_two_of_clubs_leads_and_nothing_else() -> None:
+    rules = RuleSet.from_preset("standard", **HOLD)
+    deal, _ = deal_with(rules, {2: ["2C", "AS"]})
+    state = GameState(rules, deal=deal)
+    assert state.phase is Phase.PLAY and state.current_seat == 2
+    assert state.legal_actions() == ["2C"]
+    with pytest.raises(IllegalMoveError, match="seat 2 must lead 2C to the first trick"):
+        state.apply("AS")
+    with pytest.raises(IllegalMoveError, match="it is seat 2's turn, not seat 1's"):
+        state.apply("2C", seat=1)
+
+
+def test_players_must_follow_suit() -> None:
+    rules = RuleSet.from_preset("standard", **HOLD)
+    deal, _ = deal_with(rules, {0: ["2C"], 1: ["3C", "AD"]})
+    state = GameState(rules, deal=deal)
+    state.apply("2C")
+    with pytest.raises(IllegalMoveError, match="seat 1 must follow clubs"):
+        state.apply("AD")
+    with pytest.raises(IllegalMoveError, match="seat 1 cannot play KS: not in hand"):
+        state.apply("KS")
+    assert "3C" in state.legal_actions() and all(c.endswith("C") for c in state.legal_actions())
+
+
+def test_no_points_on_the_first_trick_unless_nothing_else() -> None:
+    rules = RuleSet.from_preset("standard", **HOLD)
+    # Seat 1 has no clubs but a spade; seat 2 has only hearts and the queen of spades.
+    deal, _ = deal_with(
+        rules, {0: ["2C"], 1: ["AH", "2S"], 2: HEARTS_2_TO_K + ["QS"]}, avoid={1: "C", 2: "CDS"}
+    )
+    state = GameState(rules, deal=deal)
+    state.apply("2C")
+    assert "AH" not in state.legal_actions()
+    with pytest.raises(IllegalMoveError, match="no hearts or QS on the first trick"):
+        state.apply("AH")
+    state.apply("2S")
+    assert state.legal_actions() == sorted(HEARTS_2_TO_K + ["QS"])  # forced: any card
+    hearts_first = RuleSet.from_preset("standard", first_trick_forced="hearts_first", **HOLD)
+    state = GameState(hearts_first, deal=deal)
+    state.apply("2C")
+    state.apply("2S")
+    assert state.legal_actions() == sorted(HEARTS_2_TO_K)
+
+
+def _break_with_queen(preset: str) -> GameState:
+    """Seat 1, void in clubs... the queen of spades falls on trick 2; seat 0 then leads."""
+    rules = RuleSet.from_preset(preset, **HOLD)
+    deal, _ = deal_with(
+        rules,
+        {0: ["2C", "AC", "KC", "2H"], 1: ["3C", "QS", "2D"], 2: ["4C", "5C"], 3: ["6C", "7C"]},
+        avoid={1: "C", 2: "C", 3: "C"},
+    )
+    state = GameState(rules, deal=deal)
+    for card in ["2C", "3C", "4C", "6C"]:  # trick 1: seat 3 wins with 6C
+        state.apply(card)
+    for card in ["7C", "AC", "QS", "5C"]:  # trick 2: seat 3 leads 7C, seat 0 wins, QS falls
+        state.apply(card)
+    assert state.current_seat == 0 and state.points_taken()[0] == 13
+    return state
+
+
+def test_the_queen_breaks_hearts_in_standard() -> None:
+    state = _break_with_queen("standard")
+    assert state.hearts_broken and "2H" in state.legal_actions()
+
+
+def test_only_a_heart_breaks_hearts_in_persian() -> None:
+    state = _break_with_queen("persian")
+    assert not state.hearts_broken and "2H" not in state.legal_actions()
+    with pytest.raises(IllegalMoveError, match="seat 0 cannot lead hearts: hearts are not broken"):
+        state.apply("2H")
+
+
+def test_no_broken_lets_hearts_lead_at_once() -> None:
+    state = _break_with_queen("no_broken")
+    assert "2H" in state.legal_actions()
+
+
+def _only_hearts_leader(preset: str) -> GameState:
+    # Seat 0 wins the first trick with AC and then holds nothing but hearts.
+    rules = RuleSet.from_preset(preset, **HOLD)
+    deal, _ = deal_with(rules, {0: ["AC"] + HEARTS_2_TO_K, 1: ["2C"]})
+    state = GameState(rules, seed=9, deal=deal)
+    play(state, lowest, stop=lambda s: s.current_seat == 0 and not s.trick_cards)
+    return state
+
+
+def test_a_leader_with_only_hearts_may_lead_one() -> None:
+    state = _only_hearts_leader("standard")
+    assert state.phase is Phase.PLAY and state.legal_actions() == sorted(HEARTS_2_TO_K)
+
+
+def test_only_hearts_to_lead_voids_the_deal_under_redeal() -> None:
+    state = _only_hearts_leader("persian")
+    assert state.phase is Phase.HAND_OVER
+    void = state.history[-1]
+    assert void.void and void.scores == (0, 0, 0, 0) and state.totals == [0, 0, 0, 0]
+    assert len(void.plays) == 4
+    state.next_hand()
+    assert (state.hand_number, state.attempt) == (0, 1)  # the same hand, dealt again
+    assert state.rules.pass_direction(state.hand_number) == "hold"
+    record = state.to_record()
+    assert record["hands"][0]["void"] is True
+    assert verify(record)["valid"]
+    assert verify(record)["hands"][0]["void"] is True
+
+
+def test_observation_shows_only_the_seats_own_cards() -> None:
+    rules = RuleSet.from_preset("standard")
+    state = GameState(rules, seed=4)
+    for _ in range(12):
+        state.apply(state.legal_actions()[0])  # every seat passes
+    for _ in range(6):
+        state.apply(state.legal_actions()[0])
+    played = {card for _, card in state.observation(0).trick} | {
+        card for trick in state.observation(0).tricks for _, card in trick.plays
+    }
+    for seat in range(4):
+        seen = json.dumps(state.observation(seat).to_dict())
+        for other in range(4):
+            if other == seat:
+                continue
+            for card in state.hand_of(other):
+                received = card in state.observation(seat).passed
+                assert f'"{card}"' not in seen or card in played or received, (seat, card)
+        assert state.observation(seat).hand == state.hand_of(seat)
+    assert state.observation(state.current_seat).legal == state.legal_actions()
+    assert state.observation((state.current_seat + 1) % 4).legal == []
+
+
+def test_clone_is_independent() -> None:
+    state = GameState(RuleSet.from_preset("standard"), seed=8)
+    copy = state.clone()
+    copy.apply(copy.legal_actions()[0])
+    assert state.current_seat == 0 and state.pass_lists[0] == []
+    assert copy.to_record() != state.to_record()
+    import random
+
+    copy.play_random(random.Random(1))
+    assert state.phase is Phase.PASS and copy.phase in (Phase.HAND_OVER, Phase.GAME_OVER)
