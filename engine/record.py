@@ -24,7 +24,7 @@ from engine.rules import RuleSet, RulesError
 from engine.state import DealError, GameState, IllegalMoveError, Phase
 
 
-class _Invalid(Exception):
+class _Invalid(ValueError):
     def __init__(
         self,
         stage: str,
@@ -142,7 +142,7 @@ def _replay_hand(state: GameState, number: int, hand: Mapping[str, Any]) -> None
     passes = hand.get("passes")
     if state.phase is Phase.PASS:
         direction = rules.pass_direction(state.hand_number)
-        if passes is None:
+        if _empty(passes):
             if _empty(hand.get("plays")):
                 return
             raise _Invalid("pass", f"hand {number} passes {direction}: 'passes' is missing", hand=number)

@@ -493,7 +493,10 @@ class GameState:
         if self.trump is not None:
             hand["trump"] = SUITS[self.trump]
         if self.pass_offset and self.phase is not Phase.DECLARE_TRUMP:
-            hand["passes"] = [[CARD_TEXTS[c] for c in p] for p in self.pass_lists]
+            # While passing, the seats that have begun to choose (the last one partly).
+            seats = self.current + 1 if self.phase is _PASS else self.n
+            if seats > 1 or self.pass_lists[0]:
+                hand["passes"] = [[CARD_TEXTS[c] for c in p] for p in self.pass_lists[:seats]]
         hand["plays"] = self.plays()
         return hand
 
