@@ -13,7 +13,7 @@ import sys
 from typing import Any
 
 from engine.record import invalid, verify
-from engine.rules import PRESETS, RuleSet, RulesError, allowed_player_counts
+from engine.rules import PRESETS, RulesError, RuleSet, allowed_player_counts
 from engine.simulate import random_game
 
 
@@ -56,12 +56,15 @@ def _random(rules_spec: str, seed: int, players: int | None, moves_seed: int | N
 def _presets() -> int:
     for name in PRESETS:
         counts = allowed_player_counts(name)
-        print(f"{name:14} players {counts.start}-{counts.stop - 1}: {RuleSet.from_preset(name).to_dict()}")
+        settings = RuleSet.from_preset(name).to_dict()
+        print(f"{name:14} players {counts.start}-{counts.stop - 1}: {settings}")
     return 0
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m engine", description="The Bidel Hearts engine.")
+    parser = argparse.ArgumentParser(
+        prog="python -m engine", description="The Bidel Hearts engine."
+    )
     commands = parser.add_subparsers(dest="command", required=True)
     check = commands.add_parser("verify", help="referee a game record; prints one JSON object")
     check.add_argument("file", help="the record's path, or - for standard input")

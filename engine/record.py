@@ -9,8 +9,11 @@ seat 0..n-1 before passing; absent: dealt from the seed), ``kitty`` (when cards 
 :func:`verify` replays a record through the engine and returns one JSON-ready result:
 
 >>> hold = {"preset": "standard", "pass_cycle": ["hold"]}
->>> verify({"rules": hold, "seed": 1, "hands": [{"plays": ["AS"]}]})
-{'valid': False, 'hand': 0, 'stage': 'play', 'index': 0, 'seat': 0, 'error': 'seat 0 must lead 2C to the first trick'}
+>>> result = verify({"rules": hold, "seed": 1, "hands": [{"plays": ["AS"]}]})
+>>> result["valid"], result["hand"], result["stage"], result["index"], result["seat"]
+(False, 0, 'play', 0, 0)
+>>> result["error"]
+'seat 0 must lead 2C to the first trick'
 >>> verify({"rules": hold, "seed": 1, "hands": [{"plays": ["2C"]}]})["hands"]
 [{'points': [0, 0, 0, 0], 'scores': [0, 0, 0, 0], 'complete': False}]
 """
@@ -20,7 +23,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from engine.rules import RuleSet, RulesError
+from engine.rules import RulesError, RuleSet
 from engine.state import DealError, GameState, IllegalMoveError, Phase
 
 
@@ -115,9 +118,9 @@ def _replay(record: Any) -> tuple[GameState, list[dict[str, Any]]]:
         _replay_hand(state, number, hand)
         results.append(_hand_result(state))
     if state is None:
-        state = GameState(rules, seed) if seed is not None else None  # type: ignore[assignment]
-        if state is None:
+        if seed is None:
             raise _Invalid("record", "the record has no hands and no seed to deal from")
+        state = GameState(rules, seed)
     return state, results
 
 
@@ -129,7 +132,9 @@ def _replay_hand(state: GameState, number: int, hand: Mapping[str, Any]) -> None
         if trump is None:
             if _empty(hand.get("passes")) and _empty(hand.get("plays")):
                 return  # the record stops before the hakem declared
-            raise _Invalid("trump", f"hand {number} needs the hakem's 'trump'", hand=number, seat=state.current)
+            raise _Invalid(
+                "trump", f"hand {number} needs the hakem's 'trump'", hand=number, seat=state.current
+            )
         seat = state.current
         try:
             state.apply(trump)
@@ -145,7 +150,9 @@ def _replay_hand(state: GameState, number: int, hand: Mapping[str, Any]) -> None
         if _empty(passes):
             if _empty(hand.get("plays")):
                 return
-            raise _Invalid("pass", f"hand {number} passes {direction}: 'passes' is missing", hand=number)
+            raise _Invalid(
+                "pass", f"hand {number} passes {direction}: 'passes' is missing", hand=number
+            )
         # A record may stop in the middle of passing (a game in progress); once it has
         # plays, every seat's passes must be complete.
         complete = not _empty(hand.get("plays"))
@@ -210,20 +217,26 @@ def _replay_hand(state: GameState, number: int, hand: Mapping[str, Any]) -> None
 
     void = hand.get("void", False)
     if void and not (state.history and state.history[-1].void and state.phase is Phase.HAND_OVER):
-        raise _Invalid("play", f"hand {number} is marked void but its deal was playable", hand=number)
+        raise _Invalid(
+            "play", f"hand {number} is marked void but its deal was playable", hand=number
+        )
 
 
 def _why_no_play(state: GameState, number: int) -> str:
     if state.phase is Phase.HAND_OVER and state.history[-1].void:
-        return f"hand {number} is void: the leader holds only hearts before they are broken (redeal)"
+        return (
+            f"hand {number} is void: the leader holds only hearts before they are broken (redeal)"
+        )
     if state.phase is Phase.MOON_CHOICE:
         return f"hand {number} is over: seat {state.current} must choose the moon first"
     return f"hand {number} is over: every card has been played"
 
 
 def _empty(value: Any) -> bool:
-    return value is None or value == [] or (
-        isinstance(value, list) and all(isinstance(v, list) and not v for v in value)
+    return (
+        value is None
+        or value == []
+        or (isinstance(value, list) and all(isinstance(v, list) and not v for v in value))
     )
 
 

@@ -151,9 +151,8 @@ class RuleSet:
             ) from None
         unknown = set(overrides) - _SETTING_NAMES
         if unknown:
-            raise RulesError(
-                f"unknown setting {sorted(unknown)[0]!r}; settings: {', '.join(sorted(_SETTING_NAMES))}"
-            )
+            known = ", ".join(sorted(_SETTING_NAMES))
+            raise RulesError(f"unknown setting {sorted(unknown)[0]!r}; settings: {known}")
         values = dict(base)
         players = overrides.get("players", values.get("players", 4))
         values.update(_player_count_defaults(name, values, players))

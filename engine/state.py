@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from engine.cards import (
+    _TEXTS_BY_CHUNK,
     CARD_RANK,
     CARD_SUIT,
     CARD_TEXTS,
@@ -41,7 +42,6 @@ from engine.cards import (
     SUITS,
     CardError,
     card_index,
-    _TEXTS_BY_CHUNK,
     cards_to_texts_multi,
 )
 from engine.deal import deal_masks
@@ -49,7 +49,9 @@ from engine.rules import RuleSet
 
 _INDEX = {text: i for i, text in enumerate(CARD_TEXTS[:DECK_SIZE])}
 # Club indices from the two upward, for "the lowest club in play leads".
-_CLUBS_BY_RANK = sorted((i for i in range(DECK_SIZE) if CARD_SUIT[i] == CLUBS), key=CARD_RANK.__getitem__)
+_CLUBS_BY_RANK = sorted(
+    (i for i in range(DECK_SIZE) if CARD_SUIT[i] == CLUBS), key=CARD_RANK.__getitem__
+)
 _MOON_ACTIONS = ("add", "subtract")
 
 
@@ -96,7 +98,8 @@ class Trick:
 
 
 #: A trick as the state keeps it: (leader, card indices in play order, winner or None).
-RawTrick = tuple[int, tuple[int, ...], "int | None"]
+#: The card sequence is never changed once logged.
+RawTrick = tuple[int, Sequence[int], "int | None"]
 
 
 def _tricks(raw: Sequence[RawTrick], n: int) -> list[Trick]:
@@ -239,6 +242,46 @@ class GameState:
         "_point_mask", "_heart_mask", "_breaks_mask", "_hand_size", "_cancel",
     )  # fmt: skip
 
+    rules: RuleSet
+    seed: int | None
+    n: int
+    hand_number: int
+    attempt: int
+    phase: Phase
+    current: int
+    hands: list[int]
+    dealt: tuple[int, ...]
+    kitty: int
+    kitty_taker: int | None
+    taken: list[int]
+    carry: int
+    pass_offset: int
+    pass_masks: list[int]
+    pass_lists: list[list[int]]
+    trick_cards: list[int]
+    leader: int
+    led_suit: int
+    win_key: int
+    win_seat: int
+    tricks_done: int
+    trick_log: list[RawTrick]
+    hearts_broken: bool
+    trump: int | None
+    hakem: int | None
+    totals: list[int]
+    history: list[HandRecord]
+    pending_points: tuple[int, ...]
+    shooter: int | None
+    moon_choice: str | None
+    winners: list[int]
+    first_lead: int
+    _legal: int
+    _point_mask: int
+    _heart_mask: int
+    _breaks_mask: int
+    _hand_size: int
+    _cancel: bool
+
     def __init__(
         self,
         rules: RuleSet,
@@ -263,9 +306,9 @@ class GameState:
         self.hand_number = 0
         self.attempt = 0
         self.totals = [0] * self.n
-        self.history: list[HandRecord] = []
-        self.hakem: int | None = None
-        self.winners: list[int] = []
+        self.history = []
+        self.hakem = None
+        self.winners = []
         hands, kitty_mask = self._obtain_deal(deal, kitty)
         self._start_hand(hands, kitty_mask)
 
@@ -314,7 +357,7 @@ class GameState:
         """
         phase = self.phase
         if phase is _PLAY and seat is None:  # the hot path of simulations
-            index = _INDEX.get(action)  # type: ignore[arg-type]
+            index = _INDEX.get(action)
             if index is not None:
                 legal = self._legal
                 if legal < 0:
@@ -529,20 +572,20 @@ class GameState:
         self.hands = hands
         self.dealt = tuple(hands)
         self.kitty = kitty
-        self.kitty_taker: int | None = None
+        self.kitty_taker = None
         self.taken = [0] * n
         self.carry = 0
         self.pass_offset = rules.pass_offset(self.hand_number) if rules.pass_count else 0
         self.pass_masks = [0] * n
-        self.pass_lists: list[list[int]] = [[] for _ in range(n)]
-        self.trick_cards: list[int] = []
-        self.trick_log: list[RawTrick] = []
+        self.pass_lists = [[] for _ in range(n)]
+        self.trick_cards = []
+        self.trick_log = []
         self.tricks_done = 0
         self.hearts_broken = rules.hearts_break == "no_broken"
-        self.trump: int | None = None
-        self.pending_points: tuple[int, ...] = ()
-        self.shooter: int | None = None
-        self.moon_choice: str | None = None
+        self.trump = None
+        self.pending_points = ()
+        self.shooter = None
+        self.moon_choice = None
         self.leader = 0
         self.led_suit = -1
         self.win_key = -1
@@ -650,41 +693,48 @@ class GameState:
     def _play_out(self, choose: Callable[[int], int]) -> None:
         """Random cards until the hand ends (the rollout hot path).
 
-        The rules are those of :meth:`_legal_play_mask` and :meth:`_play`; only the
-        bookkeeping differs: a whole trick is played with its state in local variables.
-        Cancellation (whose tricks resolve differently) and a trick already begun take the
-        ordinary path card by card.
+        The rules are those of :meth:`_legal_play_mask`, :meth:`_play` and
+        :meth:`_finish_trick`; only the bookkeeping differs: whole tricks are played with the
+        state in local variables, written back before anything else looks at it. Cancellation
+        (whose tricks resolve differently) and a trick already begun go card by card through
+        the ordinary path. ``tests/engine/test_rollout.py`` checks both paths agree.
         """
         while self.phase is _PLAY and (self.trick_cards or self._cancel):
             self._play(_pick(self._legal_play_mask(), choose))
-        hands = self.hands
-        n = self.n
+        if self.phase is not _PLAY:
+            return
+        rules = self.rules
+        hands, taken, log = self.hands, self.taken, self.trick_log
+        n, last = self.n, self._hand_size
         trump = -1 if self.trump is None else self.trump
-        breaks_mask = self._breaks_mask
-        ban_first = self.rules.no_points_first_trick
-        suit_masks = SUIT_MASKS
-        card_suit = CARD_SUIT
-        card_rank = CARD_RANK
-        while self.phase is _PLAY:
-            seat = self.leader
-            if self.tricks_done == 0 or not self.hearts_broken:
+        breaks_mask, heart_mask = self._breaks_mask, self._heart_mask
+        ban_first = rules.no_points_first_trick
+        redeal = rules.only_hearts_lead == "redeal"
+        kitty = self.kitty if self.kitty_taker is None else 0
+        suit_masks, card_suit, card_rank = SUIT_MASKS, CARD_SUIT, CARD_RANK
+        leader, done, broken = self.leader, self.tricks_done, self.hearts_broken
+        while True:
+            seat = leader
+            hand = hands[seat]
+            if done == 0:
                 legal = self._legal_play_mask()
+            elif broken:
+                legal = hand
             else:
-                legal = hands[seat]
+                legal = hand & ~heart_mask or hand
             k = choose(32) % legal.bit_count()
             while k:
                 legal &= legal - 1
                 k -= 1
             bit = legal & -legal
-            hands[seat] ^= bit
+            hands[seat] = hand ^ bit
+            won = bit
             index = bit.bit_length() - 1
             cards = [index]
-            if breaks_mask & bit:
-                self.hearts_broken = True
             led = card_suit[index]
             key = 20 + card_rank[index] if led == trump else card_rank[index]
             winner = seat
-            first = self.tricks_done == 0 and ban_first
+            first = done == 0 and ban_first
             for _ in range(n - 1):
                 seat = seat + 1 if seat + 1 < n else 0
                 hand = hands[seat]
@@ -697,10 +747,9 @@ class GameState:
                     k -= 1
                 bit = legal & -legal
                 hands[seat] = hand ^ bit
+                won |= bit
                 index = bit.bit_length() - 1
                 cards.append(index)
-                if breaks_mask & bit:
-                    self.hearts_broken = True
                 suit = card_suit[index]
                 if suit == trump:
                     if 20 + card_rank[index] > key:
@@ -709,12 +758,29 @@ class GameState:
                 elif suit == led and key < 20 and card_rank[index] > key:
                     key = card_rank[index]
                     winner = seat
-            self.trick_cards = cards
-            self.led_suit = led
-            self.win_key = key
-            self.win_seat = winner
-            self._finish_trick()
+            if won & breaks_mask:
+                broken = True
+            log.append((leader, cards, winner))
+            taken[winner] |= won
+            done += 1
+            if kitty:
+                self.tricks_done = done
+                self._maybe_take_kitty(winner, won, done == last)
+                kitty = self.kitty if self.kitty_taker is None else 0
+            leader = winner
+            if done == last:
+                break
+            if redeal and not broken and not hands[leader] & ~heart_mask:
+                break
+        self.leader = self.current = leader
+        self.tricks_done = done
+        self.hearts_broken = broken
+        self.led_suit, self.win_key, self.win_seat = led, key, winner
         self._legal = -1
+        if done == last:
+            self._finish_hand()
+        else:
+            self._void_hand()
 
     def _pass_out(self, choose: Callable[[int], int]) -> None:
         """Random passes for every seat still to pass, then the exchange."""
@@ -950,8 +1016,10 @@ class GameState:
         if self.trick_cards:
             if hand & SUIT_MASKS[self.led_suit]:
                 return f"seat {seat} must follow {SUIT_NAMES[self.led_suit]}"
-            if suit == HEARTS and self.rules.first_trick_forced == "hearts_first" and (
-                hand & self._heart_mask
+            if (
+                suit == HEARTS
+                and self.rules.first_trick_forced == "hearts_first"
+                and (hand & self._heart_mask)
             ):
                 return f"seat {seat} must play a heart, not {text}, on the first trick"
             return (

@@ -19,9 +19,7 @@ def deal_with(
     """A deal where seat s holds ``fixed[s]``; the other cards fill the seats in card order,
     skipping for seat s the suits in ``avoid[s]``; what is left is the kitty."""
     avoid = avoid or {}
-    pool = Counter(
-        CARD_TEXTS[i] for i in range(104) if rules._derived.deck_mask >> i & 1
-    )
+    pool = Counter(CARD_TEXTS[i] for i in range(104) if rules._derived.deck_mask >> i & 1)
     for cards in list(fixed.values()) + [kitty or []]:
         pool.subtract(cards)
     assert all(v >= 0 for v in pool.values()), "a fixed card is not in play or listed too often"
@@ -52,7 +50,9 @@ def lowest(state: GameState) -> str:
     return state.legal_actions()[0]
 
 
-def play(state: GameState, policy: Policy = lowest, *, stop: Callable[[GameState], bool] | None = None) -> None:
+def play(
+    state: GameState, policy: Policy = lowest, *, stop: Callable[[GameState], bool] | None = None
+) -> None:
     """Apply ``policy`` until the hand ends (or ``stop`` says so)."""
     while state.phase in (Phase.PASS, Phase.PLAY, Phase.DECLARE_TRUMP):
         if stop is not None and stop(state):

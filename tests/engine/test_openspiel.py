@@ -25,7 +25,9 @@ DIRECTIONS = ("left", "right", "across", "hold")
 HANDS_PER_CASE = 250  # x 5 variants x 4 directions = 5,000 hands
 
 
-def _play_hand_against_openspiel(rules: RuleSet, params: dict, seed: int, rng: random.Random) -> None:
+def _play_hand_against_openspiel(
+    rules: RuleSet, params: dict, seed: int, rng: random.Random
+) -> None:
     ours = GameState(rules, seed=seed)
     deal = [ours.hand_of(s) for s in range(4)]
     theirs = new_hand(params, rules.pass_cycle[0], deal)
@@ -115,11 +117,16 @@ def test_verify_finds_the_first_illegal_play_as_openspiel_does() -> None:
 
 def test_openspiel_accepts_what_it_should_reject_without_the_check() -> None:
     # Why the reference uses apply_action_with_legality_check (see FINDINGS).
-    state = new_hand({}, "hold", GameState(RuleSet.from_preset("standard"), seed=1).dealt and [
-        GameState(RuleSet.from_preset("standard"), seed=1).hand_of(s) for s in range(4)
-    ])
+    state = new_hand(
+        {},
+        "hold",
+        GameState(RuleSet.from_preset("standard"), seed=1).dealt
+        and [GameState(RuleSet.from_preset("standard"), seed=1).hand_of(s) for s in range(4)],
+    )
     bad = next(a for a in range(52) if a not in state.legal_actions())
     with pytest.raises(pyspiel.SpielError):
         state.apply_action_with_legality_check(bad)
     with pytest.raises(IllegalMoveError):
-        GameState(RuleSet.from_preset("standard", pass_cycle=["hold"]), seed=1).apply(from_openspiel(bad))
+        GameState(RuleSet.from_preset("standard", pass_cycle=["hold"]), seed=1).apply(
+            from_openspiel(bad)
+        )

@@ -82,7 +82,9 @@ def test_invariants_at_every_step(case: tuple[str, int], seed: int, moves: int) 
     seed=st.integers(min_value=0, max_value=2**32),
     shift=st.integers(min_value=1, max_value=6),
 )
-def test_rotating_the_seats_rotates_the_result(case: tuple[str, int], seed: int, shift: int) -> None:
+def test_rotating_the_seats_rotates_the_result(
+    case: tuple[str, int], seed: int, shift: int
+) -> None:
     # Duplicate format: the same deal with every hand moved `shift` seats along, each seat
     # playing a policy of its own cards only, gives the same hand moved `shift` seats along.
     preset, players = case

@@ -26,8 +26,12 @@ def _game(preset: str = "standard", seed: int = 1, **overrides: Any) -> dict[str
 
 def _cli(args: list[str], stdin: str | None = None) -> tuple[int, dict[str, Any]]:
     completed = subprocess.run(
-        [sys.executable, "-m", "engine", *args], cwd=PROJECT_DIR, input=stdin,
-        capture_output=True, text=True, timeout=60,
+        [sys.executable, "-m", "engine", *args],
+        cwd=PROJECT_DIR,
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
     assert completed.stderr == ""
     lines = completed.stdout.strip().splitlines()
@@ -90,7 +94,12 @@ def test_an_illegal_play_is_named_with_hand_index_and_seat() -> None:
     wrong = next(c for c in state.hand_of((seat + 1) % 4))  # a card seat doesn't hold
     hand["plays"][5] = wrong
     result = _invalid(record)
-    assert (result["hand"], result["stage"], result["index"], result["seat"]) == (1, "play", 5, seat)
+    assert (result["hand"], result["stage"], result["index"], result["seat"]) == (
+        1,
+        "play",
+        5,
+        seat,
+    )
     assert result["error"] == f"seat {seat} cannot play {wrong}: not in hand"
 
 
@@ -116,13 +125,33 @@ def test_too_many_plays_in_a_hand() -> None:
         (lambda r: r["hands"][0]["plays"].__setitem__(3, "ZZ"), "play", "'ZZ' is not a card"),
         (lambda r: r["hands"][0]["deal"][2].__setitem__(0, "1X"), "deal", "'1X' is not a card"),
         (lambda r: r["hands"][0]["deal"][1].pop(), "deal", "seat 1 was dealt 12 cards"),
-        (lambda r: r["hands"][0]["deal"][1].__setitem__(0, r["hands"][0]["deal"][0][0]), "deal", "dealt more often"),
+        (
+            lambda r: r["hands"][0]["deal"][1].__setitem__(0, r["hands"][0]["deal"][0][0]),
+            "deal",
+            "dealt more often",
+        ),
         (lambda r: r["hands"][0]["passes"][2].pop(), "pass", "seat 2 must pass 3 cards, not 2"),
-        (lambda r: r["hands"][0]["passes"][1].__setitem__(0, r["hands"][0]["deal"][0][0]), "pass", "not in hand"),
-        (lambda r: r["hands"][3].__setitem__("passes", [["2C"]] * 4), "pass", "hold hand: nobody passes"),
+        (
+            lambda r: r["hands"][0]["passes"][1].__setitem__(0, r["hands"][0]["deal"][0][0]),
+            "pass",
+            "not in hand",
+        ),
+        (
+            lambda r: r["hands"][3].__setitem__("passes", [["2C"]] * 4),
+            "pass",
+            "hold hand: nobody passes",
+        ),
         (lambda r: r["hands"][0].__setitem__("moon", "add"), "moon", "nobody has a moon choice"),
-        (lambda r: r["hands"][0].__setitem__("trump", "S"), "trump", "these rules declare no trump"),
-        (lambda r: r.__setitem__("rules", {"preset": "standard", "players": 9}), "rules", "9 players need cancellation"),
+        (
+            lambda r: r["hands"][0].__setitem__("trump", "S"),
+            "trump",
+            "these rules declare no trump",
+        ),
+        (
+            lambda r: r.__setitem__("rules", {"preset": "standard", "players": 9}),
+            "rules",
+            "9 players need cancellation",
+        ),
         (lambda r: r.__setitem__("hands", "many"), "record", "'hands' must be a list"),
         (lambda r: r.__setitem__("seed", "x"), "record", "'seed' must be an integer"),
     ],
@@ -143,7 +172,12 @@ def test_hokm_needs_the_trump() -> None:
 
 
 def test_malformed_json_never_gets_a_traceback(tmp_path: Path) -> None:
-    for text, stage in [("{not json", "json"), ("[]", "record"), ('"standard"', "record"), ("", "json")]:
+    for text, stage in [
+        ("{not json", "json"),
+        ("[]", "record"),
+        ('"standard"', "record"),
+        ("", "json"),
+    ]:
         code, result = _cli(["verify", "-"], text)
         assert code == 1 and result["valid"] is False and result["stage"] == stage, text
     code, result = _cli(["verify", str(tmp_path / "missing.json")])

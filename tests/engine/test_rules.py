@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from engine.rules import PRESETS, RuleSet, RulesError, allowed_player_counts
+from engine.rules import PRESETS, RulesError, RuleSet, allowed_player_counts
 
 REQUIRED_PRESETS = {
     "standard", "persian", "black_lady_54", "black_lady_40", "hokm_40", "omnibus", "kitty",
@@ -20,7 +20,12 @@ def test_standard_is_seed_003() -> None:
     rules = RuleSet.from_preset("standard")
     assert rules.pass_cycle == ("left", "right", "across", "hold")
     assert rules.hearts_break == "heart_or_queen"
-    assert (rules.target, rules.tie_break, rules.moon, rules.moon_amount) == (100, "extra_hand", "add", 26)
+    assert (rules.target, rules.tie_break, rules.moon, rules.moon_amount) == (
+        100,
+        "extra_hand",
+        "add",
+        26,
+    )
     assert rules.total_points == 26 and rules.hand_size == 13 and rules.removed == ()
 
 
@@ -67,7 +72,9 @@ def test_variants_of_seed_003() -> None:
         (7, ("2D", "3C", "3D"), 7, ("left", "right")),
     ],
 )
-def test_players_applies_the_removal_table(players: int, removed: tuple, hand_size: int, cycle: tuple) -> None:
+def test_players_applies_the_removal_table(
+    players: int, removed: tuple, hand_size: int, cycle: tuple
+) -> None:
     rules = RuleSet.from_preset("standard", players=players)
     assert (rules.removed, rules.hand_size, rules.pass_cycle) == (removed, hand_size, cycle)
 
@@ -91,7 +98,9 @@ def test_cancellation_deals_two_decks_evenly(players: int) -> None:
 
 
 def test_explicit_overrides_beat_the_table() -> None:
-    rules = RuleSet.from_preset("standard", players=3, removed=["2S"], pass_cycle=["right", "left", "hold"])
+    rules = RuleSet.from_preset(
+        "standard", players=3, removed=["2S"], pass_cycle=["right", "left", "hold"]
+    )
     assert rules.removed == ("2S",) and rules.pass_cycle == ("right", "left", "hold")
 
 
@@ -113,7 +122,9 @@ def test_explicit_overrides_beat_the_table() -> None:
         ("nonsense", {}, "unknown preset 'nonsense'"),
     ],
 )
-def test_inconsistent_settings_are_rejected_clearly(preset: str, overrides: dict, message: str) -> None:
+def test_inconsistent_settings_are_rejected_clearly(
+    preset: str, overrides: dict, message: str
+) -> None:
     with pytest.raises(RulesError, match=message):
         RuleSet.from_preset(preset, **overrides)
 

@@ -108,7 +108,9 @@ def _index(card: str) -> int:
 @pytest.mark.parametrize("preset", ["standard", "black_lady_54", "black_lady_40", "omnibus"])
 def test_points_match_the_cards_taken(preset: str) -> None:
     rules = RuleSet.from_preset(preset)
-    values = {f"{r}H": v for r, v in zip("23456789TJQKA", rules.heart_points)} | {"QS": rules.queen_points}
+    values = {f"{r}H": v for r, v in zip("23456789TJQKA", rules.heart_points)} | {
+        "QS": rules.queen_points
+    }
     rng = random.Random(preset)
     for seed in range(200):
         state = GameState(rules, seed=seed)
@@ -181,7 +183,9 @@ def test_shared_win_on_a_tie() -> None:
     rules = RuleSet.from_preset("standard", target=20, tie_break="shared")
     state = _game_until(rules, lambda s: s.phase is Phase.GAME_OVER and _tied_low(s))
     low = min(state.totals)
-    assert state.winners == [s for s in range(4) if state.totals[s] == low] and len(state.winners) > 1
+    assert (
+        state.winners == [s for s in range(4) if state.totals[s] == low] and len(state.winners) > 1
+    )
 
 
 def test_highest_diamond_breaks_a_tie() -> None:
@@ -192,7 +196,16 @@ def test_highest_diamond_breaks_a_tie() -> None:
     assert len(state.winners) == 1 and state.winners[0] in tied
     last = state.history[-1]
     best = {
-        s: max(("23456789TJQKA".index(c[0]) for t in last.tricks if t.winner == s for _, c in t.plays if c[1] == "D"), default=-1)
+        s: max(
+            (
+                "23456789TJQKA".index(c[0])
+                for t in last.tricks
+                if t.winner == s
+                for _, c in t.plays
+                if c[1] == "D"
+            ),
+            default=-1,
+        )
         for s in tied
     }
     assert best[state.winners[0]] == max(best.values()) > -1
@@ -200,5 +213,7 @@ def test_highest_diamond_breaks_a_tie() -> None:
 
 def test_highest_diamond_falls_back_to_an_extra_hand() -> None:
     rules = RuleSet.from_preset("standard", target=20, tie_break="highest_diamond")
-    state = _game_until(rules, lambda s: s.phase is Phase.HAND_OVER and max(s.totals) >= 20 and _tied_low(s))
+    state = _game_until(
+        rules, lambda s: s.phase is Phase.HAND_OVER and max(s.totals) >= 20 and _tied_low(s)
+    )
     assert state.winners == []

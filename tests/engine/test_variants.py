@@ -43,7 +43,9 @@ def _expected_kitty_taker(rule: str, tricks: list[Trick]) -> int | None:
     return next((t.winner for t in tricks if test(t)), None)
 
 
-@pytest.mark.parametrize("rule", ["first_points_trick", "first_trick", "last_trick", "first_heart_trick"])
+@pytest.mark.parametrize(
+    "rule", ["first_points_trick", "first_trick", "last_trick", "first_heart_trick"]
+)
 def test_who_takes_the_kitty(rule: str) -> None:
     rules = RuleSet.from_preset("kitty", kitty_taker=rule)
     rng = random.Random(rule)
@@ -59,8 +61,12 @@ def test_who_takes_the_kitty(rule: str) -> None:
         )
         if taker is not None and hand.shooter is None:
             won = [
-                sum(rules.heart_points[RANKS.index(c[0])] if c[1] == "H" else 13 if c == "QS" else 0
-                    for t in hand.tricks if t.winner == s for _, c in t.plays)
+                sum(
+                    rules.heart_points[RANKS.index(c[0])] if c[1] == "H" else 13 if c == "QS" else 0
+                    for t in hand.tricks
+                    if t.winner == s
+                    for _, c in t.plays
+                )
                 for s in range(4)
             ]
             won[taker] += kitty_points
@@ -87,9 +93,7 @@ def test_the_queen_alone_does_not_give_the_kitty_under_first_heart_trick() -> No
 def test_hokm_hakem_declares_and_trumps_win() -> None:
     rules = RuleSet.from_preset("hokm_40", pass_cycle=["hold"])
     # Seat 2 holds 2C (the first hakem); seat 3 has no diamonds but a small spade.
-    deal, _ = deal_with(
-        rules, {2: ["2C"], 0: ["AD", "AC"], 1: ["KD"], 3: ["2S"]}, avoid={3: "D"}
-    )
+    deal, _ = deal_with(rules, {2: ["2C"], 0: ["AD", "AC"], 1: ["KD"], 3: ["2S"]}, avoid={3: "D"})
     state = GameState(rules, deal=deal)
     assert state.phase is Phase.DECLARE_TRUMP and state.current_seat == 2 and state.hakem == 2
     assert state.legal_actions() == ["C", "D", "H", "S"]
@@ -162,7 +166,9 @@ def test_cancellation_identical_cards_cancel_and_carry_over() -> None:
 
 def test_cancellation_highest_uncancelled_card_wins() -> None:
     rules = RuleSet.from_preset("cancellation", players=6, pass_cycle=["hold"])
-    deal, kitty = deal_with(rules, {1: ["5D", "KS"], 2: ["KD"], 3: ["KD"], 4: ["6D"]}, avoid={0: "D", 5: "D"})
+    deal, kitty = deal_with(
+        rules, {1: ["5D", "KS"], 2: ["KD"], 3: ["KD"], 4: ["6D"]}, avoid={0: "D", 5: "D"}
+    )
     state = GameState(rules, deal=deal, kitty=kitty)
     for card in ["5D", "KD", "KD", "6D"]:
         state.apply(card)
