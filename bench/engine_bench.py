@@ -1,19 +1,21 @@
 """Random playouts of whole hands (deal, pass, 52 plays): our engine vs OpenSpiel's Hearts.
 
-    .venv/bin/python bench/engine_bench.py [--hands 20000] [--repeat 3]
+    .venv/bin/python bench/engine_bench.py [--hands 2000] [--rounds 7]
 
 Both engines are driven from Python the same way: at every decision, take the legal actions,
 pick one uniformly at random, apply it. OpenSpiel deals through chance nodes (52 cards and the
 pass direction), sampled from `legal_actions()` (its fastest Python route) and, for reference,
 from `chance_outcomes()`; our engine deals from the seed. Also printed: OpenSpiel's all-C++
 `evaluate_bots` (the stretch mark), and clone + rollout from the middle of a hand, which is
-what a Monte-Carlo bot does thousands of times per move. Best of --repeat runs.
+what a Monte-Carlo bot does thousands of times per move. The contenders take turns, round
+after round, and each reports its median round: a machine whose speed drifts slows all alike.
 """
 
 from __future__ import annotations
 
 import argparse
 import random
+import statistics
 import sys
 import time
 from collections.abc import Callable
@@ -105,20 +107,25 @@ def rollouts_openspiel() -> Callable[[int, random.Random], None]:
     return run
 
 
-def rate(run: Callable[[int, random.Random], None], count: int, repeat: int) -> float:
-    best = 0.0
-    for attempt in range(repeat):
-        rng = random.Random(attempt)
-        started = time.perf_counter()
-        run(count, rng)
-        best = max(best, count / (time.perf_counter() - started))
-    return best
+def measure(
+    contenders: dict[str, Callable[[int, random.Random], None]], count: int, rounds: int
+) -> dict[str, float]:
+    """Items/s of each contender: the median over `rounds` rounds, each contender running
+    `count` items per round in turn, so that a drifting machine load hits all alike."""
+    rates: dict[str, list[float]] = {name: [] for name in contenders}
+    for round_number in range(rounds):
+        for name, run in contenders.items():
+            rng = random.Random(round_number)
+            started = time.perf_counter()
+            run(count, rng)
+            rates[name].append(count / (time.perf_counter() - started))
+    return {name: statistics.median(values) for name, values in rates.items()}
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--hands", type=int, default=20_000)
-    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--hands", type=int, default=2_000, help="hands per contender per round")
+    parser.add_argument("--rounds", type=int, default=7)
     args = parser.parse_args()
     try:
         peers = openspiel_loops()
@@ -127,32 +134,44 @@ def main() -> None:
         print("OpenSpiel is not installed (pip install --no-deps open_spiel==2.0.2): ours only")
         peers, peer_rollouts = {}, None
 
-    print(f"Whole random hands of `standard` Hearts, hands/s (best of {args.repeat}, {args.hands} hands)")
-    results: dict[str, float] = {}
-    for name, run in [
-        ("ours, text API loop (legal_actions + apply)", ours_text_api),
-        ("ours, index API loop (legal_mask + apply_index)", ours_index_api),
-        ("ours, built-in rollout (GameState.play_random)", ours_rollout),
-        *peers.items(),
-    ]:
-        results[name] = rate(run, args.hands, args.repeat)
-        print(f"  {name:55} {results[name]:10,.0f}")
+    print(
+        f"Whole random hands of `standard` Hearts, hands/s: median of {args.rounds} rounds of "
+        f"{args.hands} hands, contenders interleaved"
+    )
+    contenders: dict[str, Callable[[int, random.Random], None]] = {
+        "ours, text API loop (legal_actions + apply)": ours_text_api,
+        "ours, index API loop (legal_mask + apply_index)": ours_index_api,
+        "ours, built-in rollout (GameState.play_random)": ours_rollout,
+        **peers,
+    }
+    results = measure(contenders, args.hands, args.rounds)
+    for name, value in results.items():
+        print(f"  {name:55} {value:10,.0f}")
     if peers:
-        python_peer = max(v for k, v in results.items() if "Python loop" in k)
-        print("Ratios to OpenSpiel's faster Python loop:")
-        for name in list(results)[:3]:
-            print(f"  {name:55} {results[name] / python_peer:9.2f}x")
-        cxx = results["OpenSpiel, all-C++ evaluate_bots"]
-        print(f"  {'(all-C++ evaluate_bots, the stretch mark)':55} {cxx / python_peer:9.2f}x")
+        for peer in [k for k in results if "Python loop" in k]:
+            print(f"Ratio to {peer}:")
+            for name in list(results)[:3]:
+                print(f"  {name:55} {results[name] / results[peer]:9.2f}x")
+            cxx = results["OpenSpiel, all-C++ evaluate_bots"]
+            print(
+                f"  {'(OpenSpiel all-C++ evaluate_bots, the stretch mark)':55} {cxx / results[peer]:9.2f}x"
+            )
 
-    count = max(1000, args.hands // 2)
     print("Clone + random rollout from the 11th card of a hand, rollouts/s:")
-    ours = rate(rollouts_ours, count, args.repeat)
-    print(f"  {'ours (clone + play_random)':55} {ours:10,.0f}")
+    rollouts: dict[str, Callable[[int, random.Random], None]] = {
+        "ours (clone + play_random)": rollouts_ours
+    }
     if peer_rollouts is not None:
-        theirs = rate(peer_rollouts, count, args.repeat)
-        print(f"  {'OpenSpiel (clone + Python loop)':55} {theirs:10,.0f}")
-        print(f"  {'ratio':55} {ours / theirs:9.2f}x")
+        rollouts["OpenSpiel (clone + Python loop)"] = peer_rollouts
+    rollout_rates = measure(rollouts, args.hands, args.rounds)
+    for name, value in rollout_rates.items():
+        print(f"  {name:55} {value:10,.0f}")
+    if peer_rollouts is not None:
+        ratio = (
+            rollout_rates["ours (clone + play_random)"]
+            / rollout_rates["OpenSpiel (clone + Python loop)"]
+        )
+        print(f"  {'ratio':55} {ratio:9.2f}x")
 
 
 if __name__ == "__main__":

@@ -32,12 +32,20 @@ DEAL_VERSION = 1
 def shuffled_deck(rules: RuleSet, seed: int, hand_number: int, attempt: int = 0) -> list[int]:
     """The card indices in play for ``rules``, in the shuffled order of this hand."""
     deck = rules._derived.deck
+    size = len(deck)
     material = f"bidel-deal/{DEAL_VERSION}:{int(seed)}:{int(hand_number)}:{int(attempt)}"
     keys = struct.unpack(
-        f">{len(deck)}Q", hashlib.shake_256(material.encode("ascii")).digest(8 * len(deck))
+        f">{size}Q", hashlib.shake_256(material.encode("ascii")).digest(8 * size)
     )
-    # sorted() is stable: equal keys (odds 2^-64) keep card order.
-    return [deck[i] for i in sorted(range(len(deck)), key=keys.__getitem__)]
+    position = dict(zip(keys, range(size)))
+    if len(position) < size:
+        # Two equal keys (odds 2^-64 a pair): the stable sort keeps them in card order.
+        order = sorted(range(size), key=keys.__getitem__)
+    else:
+        order = list(map(position.__getitem__, sorted(keys)))
+    if rules._derived.deck_is_range:
+        return order
+    return list(map(deck.__getitem__, order))
 
 
 _BITS = tuple(1 << i for i in range(2 * DECK_SIZE))

@@ -267,6 +267,7 @@ class _Derived:
     total_points: int
     uniform_hearts: int | None  # every heart's points, when they are all the same
     deck: tuple[int, ...]  # card indices in play, in index order
+    deck_is_range: bool  # deck == (0, 1, ..., n-1): no removed cards, one deck
 
     @staticmethod
     def build(rules: RuleSet) -> _Derived:
@@ -305,6 +306,7 @@ class _Derived:
             total_points=total,
             uniform_hearts=rules.heart_points[0] if len(set(rules.heart_points)) == 1 else None,
             deck=tuple(i for i in range(2 * DECK_SIZE) if deck_mask >> i & 1),
+            deck_is_range=deck_mask == (1 << deck_size) - 1,
         )
 
 

@@ -25,7 +25,7 @@ import enum
 import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from engine.cards import (
     _TEXTS_BY_CHUNK,
@@ -113,9 +113,11 @@ def _tricks(raw: Sequence[RawTrick], n: int) -> list[Trick]:
     ]
 
 
-@dataclass(frozen=True)
-class HandRecord:
-    """Everything that happened in one finished (or void) hand, as plain values."""
+class HandRecord(NamedTuple):
+    """Everything that happened in one finished (or void) hand, as plain values.
+
+    A named tuple rather than a dataclass: one is made per hand, rollouts included.
+    """
 
     hand_number: int
     attempt: int
@@ -713,6 +715,7 @@ class GameState:
         kitty = self.kitty if self.kitty_taker is None else 0
         suit_masks, card_suit, card_rank = SUIT_MASKS, CARD_SUIT, CARD_RANK
         leader, done, broken = self.leader, self.tricks_done, self.hearts_broken
+        following = [*range(1, n), 0]  # following[seat]: the next seat in play order
         while True:
             seat = leader
             hand = hands[seat]
@@ -735,12 +738,29 @@ class GameState:
             key = 20 + card_rank[index] if led == trump else card_rank[index]
             winner = seat
             first = done == 0 and ban_first
+            offset = 20 if led == trump else 0
             for _ in range(n - 1):
-                seat = seat + 1 if seat + 1 < n else 0
+                seat = following[seat]
                 hand = hands[seat]
                 legal = hand & suit_masks[led]
-                if not legal:
-                    legal = self._first_trick_discard(hand) if first else hand
+                if legal:
+                    if legal & (legal - 1):
+                        k = choose(32) % legal.bit_count()
+                        while k:
+                            legal &= legal - 1
+                            k -= 1
+                    bit = legal & -legal
+                    hands[seat] = hand ^ bit
+                    won |= bit
+                    index = bit.bit_length() - 1
+                    cards.append(index)
+                    # Following suit: beats the best so far only on rank (a trump on a
+                    # non-trump lead has made key >= 20, out of reach).
+                    if card_rank[index] + offset > key:
+                        key = card_rank[index] + offset
+                        winner = seat
+                    continue
+                legal = self._first_trick_discard(hand) if first else hand
                 k = choose(32) % legal.bit_count()
                 while k:
                     legal &= legal - 1
@@ -750,13 +770,8 @@ class GameState:
                 won |= bit
                 index = bit.bit_length() - 1
                 cards.append(index)
-                suit = card_suit[index]
-                if suit == trump:
-                    if 20 + card_rank[index] > key:
-                        key = 20 + card_rank[index]
-                        winner = seat
-                elif suit == led and key < 20 and card_rank[index] > key:
-                    key = card_rank[index]
+                if card_suit[index] == trump and 20 + card_rank[index] > key:
+                    key = 20 + card_rank[index]
                     winner = seat
             if won & breaks_mask:
                 broken = True
@@ -788,11 +803,17 @@ class GameState:
         for seat in range(self.current, self.n):
             chosen = self.pass_lists[seat]
             mask = self.pass_masks[seat]
-            hand = self.hands[seat]
+            free = self.hands[seat] & ~mask
             while len(chosen) < count:
-                index = _pick(hand & ~mask, choose)
-                mask |= 1 << index
-                chosen.append(index)
+                k = choose(32) % free.bit_count()
+                pick = free
+                while k:
+                    pick &= pick - 1
+                    k -= 1
+                bit = pick & -pick
+                free ^= bit
+                mask |= bit
+                chosen.append(bit.bit_length() - 1)
             self.pass_masks[seat] = mask
         self.current = self.n - 1
         self._exchange()
