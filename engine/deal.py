@@ -34,9 +34,7 @@ def shuffled_deck(rules: RuleSet, seed: int, hand_number: int, attempt: int = 0)
     deck = rules._derived.deck
     size = len(deck)
     material = f"bidel-deal/{DEAL_VERSION}:{int(seed)}:{int(hand_number)}:{int(attempt)}"
-    keys = struct.unpack(
-        f">{size}Q", hashlib.shake_256(material.encode("ascii")).digest(8 * size)
-    )
+    keys = struct.unpack(f">{size}Q", hashlib.shake_256(material.encode("ascii")).digest(8 * size))
     position = dict(zip(keys, range(size)))
     if len(position) < size:
         # Two equal keys (odds 2^-64 a pair): the stable sort keeps them in card order.

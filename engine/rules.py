@@ -360,7 +360,13 @@ PRESETS: Final[Mapping[str, Mapping[str, Any]]] = {
     "no_broken": {"hearts_break": "no_broken"},
     "moon_subtract": {"moon": "subtract"},
     "moon_choice": {"moon": "choice"},
-    "cancellation": {"cancellation": True, "players": 8, "target": 150},
+    # Left-over cards go to the first winner of a trick with a heart (seed 003).
+    "cancellation": {
+        "cancellation": True,
+        "players": 8,
+        "target": 150,
+        "kitty_taker": "first_heart_trick",
+    },
 }
 
 _SETTING_NAMES: Final = frozenset(f.name for f in fields(RuleSet) if f.init) - {"preset"}

@@ -472,9 +472,38 @@ class GameState:
 
     def clone(self) -> GameState:
         """An independent copy, for simulation."""
+        # Spelled out rather than looped over __slots__: clones are made by the thousand.
         other = _new_state(GameState)
-        for name in _SHARED_SLOTS:
-            setattr(other, name, getattr(self, name))
+        other.rules = self.rules
+        other.seed = self.seed
+        other.n = self.n
+        other.hand_number = self.hand_number
+        other.attempt = self.attempt
+        other.phase = self.phase
+        other.current = self.current
+        other.dealt = self.dealt
+        other.kitty = self.kitty
+        other.kitty_taker = self.kitty_taker
+        other.carry = self.carry
+        other.pass_offset = self.pass_offset
+        other.leader = self.leader
+        other.led_suit = self.led_suit
+        other.win_key = self.win_key
+        other.win_seat = self.win_seat
+        other.tricks_done = self.tricks_done
+        other.hearts_broken = self.hearts_broken
+        other.trump = self.trump
+        other.hakem = self.hakem
+        other.pending_points = self.pending_points
+        other.shooter = self.shooter
+        other.moon_choice = self.moon_choice
+        other.first_lead = self.first_lead
+        other._legal = self._legal
+        other._point_mask = self._point_mask
+        other._heart_mask = self._heart_mask
+        other._breaks_mask = self._breaks_mask
+        other._hand_size = self._hand_size
+        other._cancel = self._cancel
         other.hands = self.hands[:]
         other.taken = self.taken[:]
         other.pass_masks = self.pass_masks[:]
@@ -698,12 +727,12 @@ class GameState:
         The rules are those of :meth:`_legal_play_mask`, :meth:`_play` and
         :meth:`_finish_trick`; only the bookkeeping differs: whole tricks are played with the
         state in local variables, written back before anything else looks at it. Cancellation
-        (whose tricks resolve differently) and a trick already begun go card by card through
-        the ordinary path. ``tests/engine/test_rollout.py`` checks both paths agree.
+        (whose tricks resolve differently) goes card by card through the ordinary path.
+        ``tests/engine/test_rollout.py`` checks both paths agree.
         """
-        while self.phase is _PLAY and (self.trick_cards or self._cancel):
-            self._play(_pick(self._legal_play_mask(), choose))
-        if self.phase is not _PLAY:
+        if self._cancel:
+            while self.phase is _PLAY:
+                self._play(_pick(self._legal_play_mask(), choose))
             return
         rules = self.rules
         hands, taken, log = self.hands, self.taken, self.trick_log
@@ -716,30 +745,39 @@ class GameState:
         suit_masks, card_suit, card_rank = SUIT_MASKS, CARD_SUIT, CARD_RANK
         leader, done, broken = self.leader, self.tricks_done, self.hearts_broken
         following = [*range(1, n), 0]  # following[seat]: the next seat in play order
+        cards = self.trick_cards
+        if cards:  # resume the trick in progress
+            seat = (leader + len(cards) - 1) % n
+            won = 0
+            for index in cards:
+                won |= 1 << index
+            led, key, winner = self.led_suit, self.win_key, self.win_seat
+            self.trick_cards = []
         while True:
-            seat = leader
-            hand = hands[seat]
-            if done == 0:
-                legal = self._legal_play_mask()
-            elif broken:
-                legal = hand
-            else:
-                legal = hand & ~heart_mask or hand
-            k = choose(32) % legal.bit_count()
-            while k:
-                legal &= legal - 1
-                k -= 1
-            bit = legal & -legal
-            hands[seat] = hand ^ bit
-            won = bit
-            index = bit.bit_length() - 1
-            cards = [index]
-            led = card_suit[index]
-            key = 20 + card_rank[index] if led == trump else card_rank[index]
-            winner = seat
+            if not cards:
+                seat = leader
+                hand = hands[seat]
+                if done == 0:
+                    legal = self._legal_play_mask()
+                elif broken:
+                    legal = hand
+                else:
+                    legal = hand & ~heart_mask or hand
+                k = choose(32) % legal.bit_count()
+                while k:
+                    legal &= legal - 1
+                    k -= 1
+                bit = legal & -legal
+                hands[seat] = hand ^ bit
+                won = bit
+                index = bit.bit_length() - 1
+                cards = [index]
+                led = card_suit[index]
+                key = 20 + card_rank[index] if led == trump else card_rank[index]
+                winner = seat
             first = done == 0 and ban_first
             offset = 20 if led == trump else 0
-            for _ in range(n - 1):
+            for _ in range(n - len(cards)):
                 seat = following[seat]
                 hand = hands[seat]
                 legal = hand & suit_masks[led]
@@ -776,6 +814,7 @@ class GameState:
             if won & breaks_mask:
                 broken = True
             log.append((leader, cards, winner))
+            cards = []
             taken[winner] |= won
             done += 1
             if kitty:
@@ -937,7 +976,22 @@ class GameState:
 
     def _finish_hand(self) -> None:
         point_mask = self._point_mask
-        self.pending_points = tuple([self._points(m) for m in self.taken])
+        derived = self.rules._derived
+        per_heart = derived.uniform_hearts
+        if per_heart is not None:
+            hearts, queens, queen_points = (
+                derived.heart_mask,
+                derived.queen_mask,
+                self.rules.queen_points,
+            )
+            self.pending_points = tuple(
+                [
+                    (m & hearts).bit_count() * per_heart + (m & queens).bit_count() * queen_points
+                    for m in self.taken
+                ]
+            )
+        else:
+            self.pending_points = tuple([self._points(m) for m in self.taken])
         self.shooter = None
         if self.rules.moon != "off" and point_mask:
             for seat, mask in enumerate(self.taken):
@@ -1003,7 +1057,7 @@ class GameState:
                 kitty=self.kitty,
                 trump=self.trump,
                 hakem=self.hakem if self.rules.hokm else None,
-                passes=tuple(tuple(p) for p in self.pass_lists) if self.pass_offset else None,
+                passes=tuple(map(tuple, self.pass_lists)) if self.pass_offset else None,
                 raw_tricks=tuple(self.trick_log),
                 unfinished_trick=tuple(self.trick_cards),
                 moon=self.moon_choice,
@@ -1073,13 +1127,6 @@ def _pick(legal: int, choose: Callable[[int], int]) -> int:
     return (legal & -legal).bit_length() - 1
 
 
-_SHARED_SLOTS = (
-    "rules", "seed", "n", "hand_number", "attempt", "phase", "current", "dealt", "kitty",
-    "kitty_taker", "carry", "pass_offset", "leader", "led_suit", "win_key", "win_seat",
-    "tricks_done", "hearts_broken", "trump", "hakem", "pending_points", "shooter",
-    "moon_choice", "first_lead", "_legal", "_point_mask", "_heart_mask", "_breaks_mask",
-    "_hand_size", "_cancel",
-)  # fmt: skip
 
 
 def _count(mask: int) -> int:

@@ -155,3 +155,11 @@ def test_clone_is_independent() -> None:
 
     copy.play_random(random.Random(1))
     assert state.phase is Phase.PASS and copy.phase in (Phase.HAND_OVER, Phase.GAME_OVER)
+
+
+def test_clone_copies_every_slot() -> None:
+    state = GameState(RuleSet.from_preset("hokm_40"), seed=3)
+    state.apply("H")
+    copy = state.clone()
+    for name in GameState.__slots__:
+        assert getattr(copy, name) == getattr(state, name), name

@@ -144,3 +144,7 @@ def test_rule_sets_are_frozen_and_hashable() -> None:
     with pytest.raises(AttributeError):
         rules.target = 50  # type: ignore[misc]
     assert hash(rules) == hash(RuleSet.from_preset("standard"))
+
+
+def test_cancellation_leftovers_go_to_the_first_heart_trick() -> None:
+    assert RuleSet.from_preset("cancellation", players=9).kitty_taker == "first_heart_trick"
