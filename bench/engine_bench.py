@@ -152,10 +152,8 @@ def main() -> None:
             print(f"Ratio to {peer}:")
             for name in list(results)[:3]:
                 print(f"  {name:55} {results[name] / results[peer]:9.2f}x")
-            cxx = results["OpenSpiel, all-C++ evaluate_bots"]
-            print(
-                f"  {'(OpenSpiel all-C++ evaluate_bots, the stretch mark)':55} {cxx / results[peer]:9.2f}x"
-            )
+            cxx = results["OpenSpiel, all-C++ evaluate_bots"] / results[peer]
+            print(f"  {'(OpenSpiel all-C++ evaluate_bots, the stretch mark)':55} {cxx:9.2f}x")
 
     print("Clone + random rollout from the 11th card of a hand, rollouts/s:")
     rollouts: dict[str, Callable[[int, random.Random], None]] = {
