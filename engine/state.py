@@ -1127,8 +1127,6 @@ def _pick(legal: int, choose: Callable[[int], int]) -> int:
     return (legal & -legal).bit_length() - 1
 
 
-
-
 def _count(mask: int) -> int:
     return mask.bit_count()
 
