@@ -329,7 +329,10 @@ class GameState:
         if phase is _PLAY or phase is _PASS:
             m = self._legal
             if m < 0:
-                m = self.legal_mask()
+                if phase is _PLAY:
+                    m = self._legal = self._legal_play_mask()
+                else:
+                    m = self._legal = self.hands[self.current] & ~self.pass_masks[self.current]
             if self._cancel:
                 m = (m | (m >> DECK_SIZE)) & FULL_DECK
             return [*_T0[m & 8191], *_T1[(m >> 13) & 8191], *_T2[(m >> 26) & 8191], *_T3[m >> 39]]
