@@ -69,7 +69,13 @@ SUIT_MASKS: Final[tuple[int, ...]] = tuple(
 
 
 class CardError(ValueError):
-    """A card's text is not one of the 52 card names."""
+    """A card's text is not one of the 52 card names.
+
+    >>> card_index("1S")
+    Traceback (most recent call last):
+    ...
+    engine.cards.CardError: '1S' is not a card (use rank 2-9 T J Q K A, suit C D H S)
+    """
 
 
 def card_index(text: str) -> int:

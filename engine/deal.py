@@ -30,7 +30,12 @@ DEAL_VERSION = 1
 
 
 def shuffled_deck(rules: RuleSet, seed: int, hand_number: int, attempt: int = 0) -> list[int]:
-    """The card indices in play for ``rules``, in the shuffled order of this hand."""
+    """The card indices in play for ``rules``, in the shuffled order of this hand.
+
+    >>> from engine.cards import card_text
+    >>> [card_text(i) for i in shuffled_deck(RuleSet.from_preset("standard"), 1, 0)[:4]]
+    ['TD', '3H', 'TC', '5C']
+    """
     deck = rules._derived.deck
     size = len(deck)
     material = f"bidel-deal/{DEAL_VERSION}:{int(seed)}:{int(hand_number)}:{int(attempt)}"
@@ -52,7 +57,12 @@ _BITS = tuple(1 << i for i in range(2 * DECK_SIZE))
 def deal_masks(
     rules: RuleSet, seed: int, hand_number: int, attempt: int = 0
 ) -> tuple[list[int], int]:
-    """Each seat's cards (as masks) and the kitty mask for one hand."""
+    """Each seat's cards (as masks) and the kitty mask for one hand.
+
+    >>> hands, kitty = deal_masks(RuleSet.from_preset("kitty"), 1, 0)
+    >>> [h.bit_count() for h in hands], kitty.bit_count()
+    ([12, 12, 12, 12], 4)
+    """
     cards = shuffled_deck(rules, seed, hand_number, attempt)
     players, size = rules.players, rules.hand_size
     dealt = players * size
@@ -64,6 +74,11 @@ def deal_masks(
 def deal_texts(
     rules: RuleSet, seed: int, hand_number: int, attempt: int = 0
 ) -> tuple[list[list[str]], list[str]]:
-    """Each seat's cards and the kitty, as sorted card texts."""
+    """Each seat's cards and the kitty, as sorted card texts.
+
+    >>> hands, kitty = deal_texts(RuleSet.from_preset("standard", players=5), 1, 0)
+    >>> len(hands[0]), "2C" in sum(hands, [])
+    (10, False)
+    """
     hands, kitty = deal_masks(rules, seed, hand_number, attempt)
     return [cards_to_texts_multi(h) for h in hands], cards_to_texts_multi(kitty)

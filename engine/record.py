@@ -49,19 +49,32 @@ class _Invalid(ValueError):
 
 
 def invalid(stage: str, error: str, **where: int | None) -> dict[str, Any]:
-    """The result shape of an invalid record (also for unreadable input)."""
+    """The result shape of an invalid record (also for unreadable input).
+
+    >>> invalid("json", "not valid JSON")["stage"]
+    'json'
+    """
     return _Invalid(stage, error, **where).result
 
 
 def replay(record: Any) -> GameState:
-    """The state reached by a record; raises ``ValueError`` (with the verify message) if invalid."""
+    """The state reached by a record; raises ``ValueError`` (with the verify message) if invalid.
+
+    >>> state = replay({"rules": "standard", "seed": 5, "hands": []})
+    >>> state.phase.value, state.hand_number
+    ('pass', 0)
+    """
     state, _ = _replay(record)
     return state
 
 
 def verify(record: Any) -> dict[str, Any]:
     """Referee ``record``: its per-hand points and scores, totals and winners, or the first
-    rule it breaks (hand, stage, index within that stage, seat, and the rule)."""
+    rule it breaks (hand, stage, index within that stage, seat, and the rule).
+
+    >>> verify({"rules": "standard", "hands": []})["error"]
+    'the record has no hands and no seed to deal from'
+    """
     try:
         state, hands = _replay(record)
     except _Invalid as exc:

@@ -67,7 +67,13 @@ _BLACK_LADY_40_HEARTS: Final = (1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 11)
 
 
 class RulesError(ValueError):
-    """A rule setting is unknown, malformed, or inconsistent with another."""
+    """A rule setting is unknown, malformed, or inconsistent with another.
+
+    >>> RuleSet.from_preset("standard", players=3, pass_cycle=["across"])
+    Traceback (most recent call last):
+    ...
+    engine.rules.RulesError: pass_cycle: nobody sits across with 3 players
+    """
 
 
 @dataclass(frozen=True)

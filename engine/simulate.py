@@ -20,7 +20,13 @@ from engine.state import GameState, Phase
 
 
 def play_random_action(state: GameState, rng: random.Random) -> None:
-    """Apply one uniformly random legal action for the current seat."""
+    """Apply one uniformly random legal action for the current seat.
+
+    >>> state = GameState(RuleSet.from_preset("standard"), seed=1)
+    >>> play_random_action(state, random.Random(1))
+    >>> len(state.pass_lists[0])
+    1
+    """
     phase = state.phase
     if phase is Phase.PLAY or phase is Phase.PASS:
         state.apply_index(rng.choice(indices(state.legal_mask())))
@@ -32,6 +38,11 @@ def play_random_hand(state: GameState, rng: random.Random) -> None:
     """Play random actions until the current hand is over (or the game).
 
     Uses the state's own rollout loop (:meth:`GameState.play_random`).
+
+    >>> state = GameState(RuleSet.from_preset("omnibus"), seed=2)
+    >>> play_random_hand(state, random.Random(2))
+    >>> state.phase.value, len(state.history)
+    ('hand_over', 1)
     """
     state.play_random(rng)
 
@@ -39,7 +50,12 @@ def play_random_hand(state: GameState, rng: random.Random) -> None:
 def random_game(
     rules: RuleSet, seed: int, rng: random.Random, *, max_hands: int = 10_000
 ) -> GameState:
-    """A whole game dealt from ``seed`` with every decision random; stops at game over."""
+    """A whole game dealt from ``seed`` with every decision random; stops at game over.
+
+    >>> game = random_game(RuleSet.from_preset("cancellation", players=6), 1, random.Random(1))
+    >>> game.is_game_over, len(game.winners) >= 1
+    (True, True)
+    """
     state = GameState(rules, seed)
     while True:
         play_random_hand(state, rng)

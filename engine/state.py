@@ -56,7 +56,11 @@ _MOON_ACTIONS = ("add", "subtract")
 
 
 class Phase(enum.Enum):
-    """Where a game stands; each phase says who acts and with what kind of action."""
+    """Where a game stands; each phase says who acts and with what kind of action.
+
+    >>> GameState(RuleSet.from_preset("hokm_40"), seed=1).phase
+    <Phase.DECLARE_TRUMP: 'declare_trump'>
+    """
 
     #: Hokm: the hakem names the trump suit (actions ``C D H S``).
     DECLARE_TRUMP = "declare_trump"
@@ -73,11 +77,24 @@ class Phase(enum.Enum):
 
 
 class IllegalMoveError(ValueError):
-    """An action that the rules forbid here; the message names the rule broken."""
+    """An action that the rules forbid here; the message names the rule broken.
+
+    >>> state = GameState(RuleSet.from_preset("standard", pass_cycle=["hold"]), seed=1)
+    >>> state.apply("AS")
+    Traceback (most recent call last):
+    ...
+    engine.state.IllegalMoveError: seat 0 must lead 2C to the first trick
+    """
 
 
 class DealError(ValueError):
-    """A deal that does not fit the rules (wrong counts, unknown or repeated cards)."""
+    """A deal that does not fit the rules (wrong counts, unknown or repeated cards).
+
+    >>> GameState(RuleSet.from_preset("standard"), deal=[["2C"]] * 4)
+    Traceback (most recent call last):
+    ...
+    engine.state.DealError: seat 0 was dealt 1 cards; these rules deal 13
+    """
 
     def __init__(self, message: str, seat: int | None = None) -> None:
         super().__init__(message)
@@ -90,6 +107,12 @@ class Trick:
     """One completed trick: who led, the (seat, card) plays in order, and who won it.
 
     ``winner`` is None when Cancellation cancelled every card that could win.
+
+    >>> state = GameState(RuleSet.from_preset("standard", pass_cycle=["hold"]), seed=1)
+    >>> state.play_random(random.Random(1))
+    >>> trick = state.history[-1].tricks[0]
+    >>> trick.leader, trick.plays[0], trick.winner is not None
+    (0, (0, '2C'), True)
     """
 
     leader: int
@@ -117,6 +140,12 @@ class HandRecord(NamedTuple):
     """Everything that happened in one finished (or void) hand, as plain values.
 
     A named tuple rather than a dataclass: one is made per hand, rollouts included.
+
+    >>> state = GameState(RuleSet.from_preset("standard"), seed=3)
+    >>> state.play_random(random.Random(3))
+    >>> hand = state.history[-1]
+    >>> sum(hand.points), len(hand.plays), hand.to_json()["plays"][0]
+    (26, 52, '2C')
     """
 
     hand_number: int
@@ -168,6 +197,10 @@ class Observation:
     """What one seat may know: its own cards and everything public, never others' cards.
 
     Card lists are sorted texts. ``legal`` is empty unless it is this seat's turn.
+
+    >>> view = GameState(RuleSet.from_preset("standard"), seed=1).observation(0)
+    >>> view.seat, len(view.hand), view.pass_direction, view.legal == view.hand
+    (0, 13, 'left', True)
     """
 
     seat: int
@@ -230,7 +263,21 @@ class GameState:
     """A game in progress. Create with the rules and a seed (or explicit deals).
 
     ``deal`` (with ``kitty``) replaces the seeded deal of the first hand; later hands are
-    dealt from the seed unless :meth:`next_hand` is given a deal.
+    dealt from the seed unless :meth:`next_hand` is given a deal. The attributes are the
+    referee's whole view (every hand, as masks); a bot gets :meth:`observation` instead.
+
+    >>> state = GameState(RuleSet.from_preset("standard", pass_cycle=["hold"]), seed=1)
+    >>> state.current_seat, state.legal_actions()
+    (0, ['2C'])
+    >>> state.apply("2C")
+    >>> state.plays(), state.current_seat
+    (['2C'], 1)
+    >>> copy = state.clone()
+    >>> copy.play_random(random.Random(0))
+    >>> copy.phase, state.phase
+    (<Phase.HAND_OVER: 'hand_over'>, <Phase.PLAY: 'play'>)
+    >>> state.to_record()["hands"][0]["plays"]
+    ['2C']
     """
 
     __slots__ = (
@@ -1159,6 +1206,12 @@ def parse_deal(
     """Masks of a deal given as texts, checked against the rules; raises :class:`DealError`.
 
     Missing ``kitty`` is inferred as the cards in play that nobody was dealt.
+
+    >>> from engine.deal import deal_texts
+    >>> rules = RuleSet.from_preset("kitty")
+    >>> hands, kitty = deal_texts(rules, 1, 0)
+    >>> parse_deal(rules, hands)[1].bit_count()
+    4
     """
     if not isinstance(deal, (list, tuple)) or len(deal) != rules.players:
         raise DealError(f"the deal must list the cards of {rules.players} seats")
