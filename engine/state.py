@@ -361,6 +361,56 @@ class GameState:
         hands, kitty_mask = self._obtain_deal(deal, kitty)
         self._start_hand(hands, kitty_mask)
 
+    @classmethod
+    def at_play(
+        cls,
+        rules: RuleSet,
+        hands: Sequence[Sequence[str]],
+        *,
+        kitty: Sequence[str] | None = None,
+        hand_number: int = 0,
+        totals: Sequence[int] | None = None,
+        trump: str | None = None,
+        hakem: int | None = None,
+        plays: Sequence[str] = (),
+    ) -> GameState:
+        """A hand that starts at its first trick with these hands (as after passing), then
+        ``plays`` applied: how a bot's simulation rebuilds a position it has sampled.
+
+        >>> rules = RuleSet.from_preset("standard")
+        >>> state = GameState(rules, seed=1)
+        >>> again = GameState.at_play(rules, [state.hand_of(s) for s in range(4)], plays=["2C"])
+        >>> again.phase.value, again.plays()
+        ('play', ['2C'])
+        """
+        state = _new_state(cls)
+        state.rules = rules
+        state.seed = None
+        state.n = rules.players
+        derived = rules._derived
+        state._point_mask = derived.point_mask
+        state._heart_mask = derived.heart_mask
+        state._breaks_mask = (
+            derived.heart_mask | derived.queen_mask
+            if rules.hearts_break == "heart_or_queen"
+            else derived.heart_mask
+        )
+        state._hand_size = derived.hand_size
+        state._cancel = rules.cancellation
+        state.hand_number = hand_number
+        state.attempt = 0
+        state.totals = list(totals) if totals is not None else [0] * rules.players
+        state.history = []
+        state.hakem = hakem
+        state.winners = []
+        masks, kitty_mask = parse_deal(rules, hands, kitty)
+        state._start_hand(masks, kitty_mask, at_play=True)
+        if trump is not None:
+            state.trump = SUITS.index(trump)
+        for card in plays:
+            state.apply(card)
+        return state
+
     # --- public API ----------------------------------------------------------------------
 
     @property
@@ -647,7 +697,7 @@ class GameState:
             return deal_masks(self.rules, self.seed, self.hand_number, self.attempt)
         return parse_deal(self.rules, deal, kitty)
 
-    def _start_hand(self, hands: list[int], kitty: int) -> None:
+    def _start_hand(self, hands: list[int], kitty: int, *, at_play: bool = False) -> None:
         n = self.n
         rules = self.rules
         self.hands = hands
@@ -673,7 +723,10 @@ class GameState:
         self.win_seat = -1
         self.first_lead = -1
         self._legal = -1
-        if rules.hokm:
+        if at_play:
+            self.pass_offset = 0
+            self._start_play()
+        elif rules.hokm:
             if self.hakem is None:
                 self.hakem = self._lowest_club_holder()[0]
             self.phase = Phase.DECLARE_TRUMP

@@ -1,0 +1,57 @@
+"""``montecarlo``: determinized sampling plus rollouts with the engine.
+
+For each play with a choice, it samples deals consistent with its view
+(:class:`bots_sdk.sampling.Simulation`), plays every legal card in each sample and finishes
+the hand at random, and keeps the card with the best mean of (its score minus the others'
+mean score) — relative, so a moon shot counts as it should. The same samples serve every
+card (common random numbers). Passing and the other decisions are the heuristic's.
+
+>>> from engine.rules import RuleSet
+>>> from engine.state import GameState
+>>> from bots_sdk.view import View
+>>> state = GameState(RuleSet.from_preset("standard", pass_cycle=["hold"]), seed=2)
+>>> state.apply("2C")
+>>> view = View.from_observation(state.observation(state.current_seat))
+>>> MonteCarloBot(seed=1, samples=4).play(view) in view.legal
+True
+"""
+
+from __future__ import annotations
+
+from bots_sdk.builtin.heuristic import HeuristicBot
+from bots_sdk.sampling import SamplingError
+from bots_sdk.view import View
+
+
+class MonteCarloBot(HeuristicBot):
+    """Heuristic passing; plays chosen by sampled rollouts."""
+
+    def __init__(self, seed: int = 0, samples: int = 30) -> None:
+        super().__init__(seed)
+        self.samples = samples
+
+    def play(self, view: View) -> str:
+        legal = view.legal
+        if len(legal) == 1:
+            return legal[0]
+        try:
+            simulation = self.simulation(view)
+        except (SamplingError, ValueError):
+            return super().play(view)
+        samples = self.samples
+        if view.time_left is not None:
+            samples = max(4, min(samples, int(view.time_left * 200)))
+        seat, others = view.seat, view.players - 1
+        totals = dict.fromkeys(legal, 0.0)
+        for _ in range(samples):
+            try:
+                root = simulation.sample()
+            except SamplingError:
+                return super().play(view)
+            for card in legal:
+                state = root.clone()
+                state.apply(card)
+                state.play_random(self.rng)
+                scores = state.history[-1].scores if state.history else state.points_taken()
+                totals[card] += scores[seat] - (sum(scores) - scores[seat]) / others
+        return min(legal, key=lambda card: totals[card])

@@ -1,0 +1,85 @@
+"""The bot side of the protocol: loads one bot and answers the referee, line by line.
+
+Run by the match runner (inside the sandbox), never by authors:
+``python -m bots_sdk.host BOT [--seat N]``. Errors in the bot are reported as ``error``
+messages with their class, then the host exits.
+"""
+
+from __future__ import annotations
+
+import sys
+import traceback
+from pathlib import Path
+from typing import Any, BinaryIO
+
+from bots_sdk.bot import Bot
+from bots_sdk.loader import load_bot
+from bots_sdk.protocol import VERSION, ProtocolError, decode, encode
+from bots_sdk.view import View
+
+DECISIONS = {"pass": "pass_cards", "play": "play", "trump": "declare_trump", "moon": "choose_moon"}
+
+
+def _send(out: BinaryIO, message: dict[str, Any]) -> None:
+    out.write(encode(message))
+    out.flush()
+
+
+def serve(source: str, inp: BinaryIO, out: BinaryIO, workdir: Path) -> int:
+    """Answer the referee until ``bye`` or end of input; returns the exit status."""
+    bot: Bot | None = None
+    for line in inp:
+        try:
+            message = decode(line)
+        except ProtocolError as exc:
+            _send(out, {"type": "error", "class": "protocol", "detail": str(exc)})
+            return 2
+        kind = message["type"]
+        try:
+            if kind == "hello":
+                if message.get("protocol") != VERSION:
+                    _send(out, {"type": "error", "class": "protocol", "detail": "protocol version"})
+                    return 2
+                bot = load_bot(source, seed=int(message.get("seed", 0)), extract_to=workdir)
+                _send(out, {"type": "ready", "name": bot.name or type(bot).__name__})
+            elif kind == "act" and bot is not None:
+                view = View.from_dict(message["view"])
+                method = getattr(bot, DECISIONS[message["decision"]])
+                answer = method(view)
+                if isinstance(answer, (list, tuple)):
+                    answer = [str(card) for card in answer]
+                _send(out, {"type": "action", "id": message["id"], "action": answer})
+            elif kind in ("hand_end", "game_end") and bot is not None:
+                view = View.from_dict(message["view"])
+                (bot.on_hand_end if kind == "hand_end" else bot.on_game_end)(view)
+            elif kind == "bye":
+                return 0
+            else:
+                _send(out, {"type": "error", "class": "protocol", "detail": f"unexpected {kind!r}"})
+                return 2
+        except MemoryError:
+            _send(out, {"type": "error", "class": "memory", "detail": "MemoryError"})
+            return 3
+        except Exception as exc:  # the bot's own bug: report it, the referee decides
+            traceback.print_exc(file=sys.stderr)
+            _send(
+                out, {"type": "error", "class": "crash", "detail": f"{type(exc).__name__}: {exc}"}
+            )
+            return 1
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = sys.argv[1:] if argv is None else argv
+    if not args:
+        print("usage: python -m bots_sdk.host BOT", file=sys.stderr)
+        return 2
+    workdir = Path(args[1]) if len(args) > 1 else Path("/tmp")
+    # The protocol owns the real stdout; a bot's print() goes to stderr.
+    protocol_out = sys.stdout.buffer
+    sys.stdout = sys.stderr
+    return serve(args[0], sys.stdin.buffer, protocol_out, workdir)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,81 @@
+"""Loading a bot: a built-in name, a ``.py`` file, or a ``.zip`` with ``bot.py`` at its root,
+which must define exactly one subclass of :class:`bots_sdk.Bot`.
+
+>>> load_bot("low", seed=1).name
+'low'
+>>> load_bot("no-such-bot.py")
+Traceback (most recent call last):
+...
+bots_sdk.loader.BotLoadError: no-such-bot.py: no such file
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+import zipfile
+from pathlib import Path
+from types import ModuleType
+
+from bots_sdk.bot import Bot
+from bots_sdk.builtin import BUILTIN, make_builtin
+
+
+class BotLoadError(ValueError):
+    """The bot cannot be loaded: the message says why."""
+
+
+def bot_class_of(module: ModuleType, where: str) -> type[Bot]:
+    """The one Bot subclass defined in ``module``."""
+    found = [
+        value
+        for value in vars(module).values()
+        if isinstance(value, type)
+        and issubclass(value, Bot)
+        and value.__module__ == module.__name__
+    ]
+    if len(found) != 1:
+        names = ", ".join(c.__name__ for c in found) or "none"
+        raise BotLoadError(
+            f"{where}: must define exactly one subclass of bots_sdk.Bot (found {names})"
+        )
+    return found[0]
+
+
+def _import_file(path: Path, search: Path) -> ModuleType:
+    spec = importlib.util.spec_from_file_location("bidel_bot", path)
+    if spec is None or spec.loader is None:
+        raise BotLoadError(f"{path}: not a Python file")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["bidel_bot"] = module
+    sys.path.insert(0, str(search))  # a zip's other modules import beside bot.py
+    spec.loader.exec_module(module)
+    return module
+
+
+def load_bot_class(source: str | Path, extract_to: Path | None = None) -> type[Bot]:
+    """The Bot subclass of a bot file or zip (zips are extracted to ``extract_to``)."""
+    path = Path(source)
+    if not path.exists():
+        raise BotLoadError(f"{source}: no such file")
+    if path.suffix == ".zip":
+        if extract_to is None:
+            raise BotLoadError(f"{source}: a zip bot needs a directory to unpack into")
+        with zipfile.ZipFile(path) as archive:
+            archive.extractall(extract_to)
+        path = extract_to / "bot.py"
+        if not path.exists():
+            raise BotLoadError(f"{source}: no bot.py at the root of the zip")
+    module = _import_file(path, path.parent)
+    return bot_class_of(module, str(source))
+
+
+def load_bot(source: str, seed: int = 0, extract_to: Path | None = None) -> Bot:
+    """A bot instance: a built-in by name, or the class in a file."""
+    if source in BUILTIN:
+        return make_builtin(source, seed)
+    cls = load_bot_class(source, extract_to)
+    bot = cls(seed=seed)
+    if not bot.name:
+        bot.name = Path(source).stem
+    return bot

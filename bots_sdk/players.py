@@ -1,0 +1,320 @@
+"""Seats as the referee sees them: something that answers decisions within a time limit, or a
+:class:`Fault` saying why not.
+
+- :class:`InProcessPlayer`: a trusted bot object (the built-ins) called directly.
+- :class:`ProcessPlayer`: a bot in its own process (sandboxed, or plain in debug mode),
+  spoken to over the line protocol with non-blocking reads: a per-move deadline, a cap on line
+  length and on captured stderr, end-of-file handling. It never blocks on the bot.
+"""
+
+from __future__ import annotations
+
+import os
+import select
+import signal
+import subprocess
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+from bots_sdk.bot import Bot
+from bots_sdk.protocol import MAX_LINE, VERSION, ProtocolError, decode, encode
+from bots_sdk.sandbox import Bubblewrap, Limits, Unsandboxed
+from bots_sdk.view import View
+
+#: Fault classes recorded against a seat.
+FAULT_CLASSES = ("timeout", "crash", "illegal", "protocol", "memory")
+
+
+@dataclass(frozen=True)
+class Fault:
+    """Why a seat gave no usable answer."""
+
+    kind: str
+    detail: str
+
+    def __post_init__(self) -> None:
+        assert self.kind in FAULT_CLASSES, self.kind
+
+
+@dataclass
+class Answer:
+    """A reply and how long it took (seconds of wall clock)."""
+
+    action: Any
+    seconds: float
+
+
+class Player(Protocol):
+    name: str
+
+    def start(self, seat: int, rules_spec: Any, seed: int) -> Fault | None: ...
+
+    def decide(self, decision: str, view: View, limit: float | None) -> Answer | Fault: ...
+
+    def notify(self, kind: str, view: View) -> None: ...
+
+    def close(self) -> str: ...
+
+
+_METHODS = {"pass": "pass_cards", "play": "play", "trump": "declare_trump", "moon": "choose_moon"}
+
+
+class InProcessPlayer:
+    """A trusted bot object, called in the referee's process."""
+
+    def __init__(self, bot: Bot) -> None:
+        self.bot = bot
+        self.name = bot.name or type(bot).__name__
+
+    def start(self, seat: int, rules_spec: Any, seed: int) -> Fault | None:
+        return None
+
+    def decide(self, decision: str, view: View, limit: float | None) -> Answer | Fault:
+        started = time.perf_counter()
+        try:
+            action = getattr(self.bot, _METHODS[decision])(view)
+        except MemoryError:
+            return Fault("memory", "MemoryError")
+        except Exception as exc:  # a built-in's bug is still the seat's fault, not the match's
+            return Fault("crash", f"{type(exc).__name__}: {exc}")
+        seconds = time.perf_counter() - started
+        if limit is not None and seconds > limit:
+            return Fault("timeout", f"took {seconds:.3f} s, allowed {limit:.3f} s")
+        return Answer(action, seconds)
+
+    def notify(self, kind: str, view: View) -> None:
+        try:
+            (self.bot.on_hand_end if kind == "hand_end" else self.bot.on_game_end)(view)
+        except Exception:  # noqa: BLE001 — hooks never decide anything
+            pass
+
+    def close(self) -> str:
+        return ""
+
+
+@dataclass
+class ProcessPlayer:
+    """A bot file run in its own process and spoken to over the protocol."""
+
+    path: Path
+    launcher: Bubblewrap | Unsandboxed
+    startup_timeout: float = 20.0
+    limits: Limits = field(default_factory=Limits)
+    name: str = ""
+    process: subprocess.Popen[bytes] | None = None
+    buffer: bytearray = field(default_factory=bytearray)
+    stderr: bytearray = field(default_factory=bytearray)
+    stderr_dropped: int = 0
+    next_id: int = 0
+    dead: Fault | None = None
+    stale: set[int] = field(default_factory=set)
+
+    def __post_init__(self) -> None:
+        self.name = self.name or self.path.stem
+
+    # --- process plumbing -------------------------------------------------------------------
+
+    def start(self, seat: int, rules_spec: Any, seed: int) -> Fault | None:
+        argv, env = self.launcher.command(self.path, seat)
+        self.process = subprocess.Popen(
+            argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+            env=env, start_new_session=True, bufsize=0,
+        )  # fmt: skip
+        for stream in (self.process.stdout, self.process.stderr, self.process.stdin):
+            assert stream is not None
+            os.set_blocking(stream.fileno(), False)
+        hello = {
+            "type": "hello",
+            "protocol": VERSION,
+            "seat": seat,
+            "seed": seed,
+            "rules": rules_spec,
+        }
+        reply = self._exchange(hello, self.startup_timeout, expect="ready")
+        if isinstance(reply, Fault):
+            self.dead = reply
+            return reply
+        return None
+
+    def _drain_stderr(self) -> None:
+        assert self.process is not None and self.process.stderr is not None
+        try:
+            while True:
+                chunk = os.read(self.process.stderr.fileno(), 65536)
+                if not chunk:
+                    return
+                room = self.limits.stderr_bytes - len(self.stderr)
+                self.stderr += chunk[: max(room, 0)]
+                self.stderr_dropped += max(len(chunk) - max(room, 0), 0)
+        except BlockingIOError:
+            return
+
+    def _write(self, data: bytes, deadline: float) -> Fault | None:
+        assert self.process is not None and self.process.stdin is not None
+        view = memoryview(data)
+        fd = self.process.stdin.fileno()
+        while view:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                return Fault("timeout", "did not read its input")
+            _, writable, _ = select.select([], [fd], [], remaining)
+            if not writable:
+                continue
+            try:
+                written = os.write(fd, view)
+            except BrokenPipeError:
+                return self._exit_fault("closed its input")
+            view = view[written:]
+        return None
+
+    def _exit_fault(self, what: str) -> Fault:
+        assert self.process is not None
+        self._drain_stderr()
+        try:
+            code = self.process.wait(timeout=2)
+        except subprocess.TimeoutExpired:
+            code = None
+        if "MemoryError" in bytes(self.stderr).decode(errors="replace"):
+            return Fault("memory", f"{what}: out of memory")
+        if code == -signal.SIGXCPU:
+            return Fault("timeout", f"{what}: over its CPU limit")
+        return Fault("crash", f"{what} (exit status {code})")
+
+    def _read_line(self, deadline: float) -> bytes | Fault:
+        assert self.process is not None and self.process.stdout is not None
+        out_fd = self.process.stdout.fileno()
+        err_fd = self.process.stderr.fileno() if self.process.stderr else -1
+        while True:
+            newline = self.buffer.find(b"\n")
+            if newline >= 0:
+                line = bytes(self.buffer[: newline + 1])
+                del self.buffer[: newline + 1]
+                return line
+            if len(self.buffer) > MAX_LINE:
+                return Fault("protocol", f"a line longer than {MAX_LINE} bytes")
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                return Fault("timeout", "no answer in time")
+            readable, _, _ = select.select([out_fd, err_fd], [], [], remaining)
+            if err_fd in readable:
+                self._drain_stderr()
+            if out_fd in readable:
+                try:
+                    chunk = os.read(out_fd, 65536)
+                except BlockingIOError:
+                    continue
+                if not chunk:
+                    return self._exit_fault("closed its output")
+                self.buffer += chunk
+
+    def _unsolicited(self) -> bool:
+        """Whether the bot wrote anything unasked (late answers to timed-out moves aside)."""
+        assert self.process is not None and self.process.stdout is not None
+        fd = self.process.stdout.fileno()
+        while select.select([fd], [], [], 0)[0]:
+            try:
+                chunk = os.read(fd, 65536)
+            except BlockingIOError:
+                break
+            if not chunk:
+                break
+            self.buffer += chunk
+        while (newline := self.buffer.find(b"\n")) >= 0:
+            line = bytes(self.buffer[: newline + 1])
+            try:
+                late = decode(line).get("id") in self.stale
+            except ProtocolError:
+                late = False
+            if not late:
+                return True
+            del self.buffer[: newline + 1]
+        return bool(self.buffer)
+
+    def _exchange(
+        self, message: dict[str, Any], limit: float, expect: str
+    ) -> dict[str, Any] | Fault:
+        deadline = time.monotonic() + limit
+        if self._unsolicited():
+            return Fault("protocol", "wrote before being asked")
+        failure = self._write(encode(message), deadline)
+        if failure:
+            return failure
+        while True:
+            line = self._read_line(deadline)
+            if isinstance(line, Fault):
+                return line
+            try:
+                reply = decode(line)
+            except ProtocolError as exc:
+                return Fault("protocol", str(exc))
+            if reply.get("id") not in self.stale:
+                break  # (a late answer to a timed-out move is skipped)
+        if reply["type"] == "error":
+            kind = reply.get("class")
+            return Fault(
+                kind if kind in ("crash", "memory", "protocol") else "crash",
+                str(reply.get("detail", "")),
+            )
+        if reply["type"] != expect:
+            return Fault("protocol", f"sent {reply['type']!r} where {expect!r} was due")
+        if "id" in message and reply.get("id") != message["id"]:
+            return Fault("protocol", f"answered message {reply.get('id')!r}, not {message['id']}")
+        return reply
+
+    # --- the Player interface ---------------------------------------------------------------
+
+    def decide(self, decision: str, view: View, limit: float | None) -> Answer | Fault:
+        if self.dead:
+            return self.dead
+        self.next_id += 1
+        message = {"type": "act", "id": self.next_id, "decision": decision, "view": view.to_dict()}
+        started = time.perf_counter()
+        reply = self._exchange(message, limit if limit is not None else 3600.0, expect="action")
+        seconds = time.perf_counter() - started
+        if isinstance(reply, Fault):
+            if reply.kind == "timeout" and self.process is not None and self.process.poll() is None:
+                self.stale.add(self.next_id)  # its answer may still come: ignore it then
+            else:
+                self.dead = reply  # crashed, out of memory or broke the protocol: done
+                self._kill()
+            return reply
+        return Answer(reply.get("action"), seconds)
+
+    def notify(self, kind: str, view: View) -> None:
+        if self.dead or self.process is None:
+            return
+        self._write(encode({"type": kind, "view": view.to_dict()}), time.monotonic() + 5)
+
+    def _kill(self) -> None:
+        if self.process is None:
+            return
+        try:
+            os.killpg(self.process.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+        try:
+            self.process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            pass
+        self._drain_stderr()
+
+    def close(self) -> str:
+        """Say goodbye, kill whatever is left, return the captured stderr."""
+        if self.process is not None and self.process.poll() is None and not self.dead:
+            self._write(encode({"type": "bye"}), time.monotonic() + 1)
+            try:
+                self.process.wait(timeout=2)
+            except subprocess.TimeoutExpired:
+                pass
+        self._kill()
+        for stream in (
+            (self.process.stdin, self.process.stdout, self.process.stderr) if self.process else ()
+        ):
+            if stream is not None:
+                stream.close()
+        text = bytes(self.stderr).decode(errors="replace")
+        if self.stderr_dropped:
+            text += f"\n[{self.stderr_dropped} more bytes of stderr dropped]"
+        return text

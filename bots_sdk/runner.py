@@ -1,0 +1,311 @@
+"""The match runner, shared by the SDK's CLI and the platform's workers (no Django).
+
+``run_match`` plays one match — a game to the target score, a number of games, or a fixed
+number of hands; in ``duplicate`` format every game is replayed with the seats rotated through
+every position on the same deals — and returns the game records extended with per-move times,
+per-seat faults and captured stderr.
+
+Faults never stop a match: the decision is made by the fallback (the lowest legal card; for a
+pass, the lowest cards), and after a crash or three faults the seat is played by the fallback
+for the rest of the match.
+
+>>> result = run_match("standard", seed=1, bots=["low", "random", "low", "random"], hands=1)
+>>> len(result.games), result.games[0].record["hands"][0]["plays"][0]
+(1, '2C')
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from engine.rules import RuleSet
+from engine.state import GameState, IllegalMoveError, Phase
+
+from bots_sdk.bot import lowest, strength
+from bots_sdk.builtin import BUILTIN, make_builtin
+from bots_sdk.players import Answer, Fault, InProcessPlayer, Player, ProcessPlayer
+from bots_sdk.sandbox import Bubblewrap, Unsandboxed, default_launcher
+from bots_sdk.view import View
+
+#: Faults after which a seat is played by the fallback for the rest of the match.
+MAX_FAULTS = 3
+
+
+@dataclass(frozen=True)
+class TimeControl:
+    """Seconds per move, plus a bank for the whole match that pays for overruns."""
+
+    move: float = 1.0
+    bank: float = 10.0
+
+
+@dataclass
+class SeatResult:
+    bot: str
+    faults: list[dict[str, Any]] = field(default_factory=list)
+    move_seconds: list[float] = field(default_factory=list)
+    stderr: str = ""
+    replaced: bool = False
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "bot": self.bot,
+            "faults": self.faults,
+            "move_ms": [round(s * 1000, 3) for s in self.move_seconds],
+            "stderr": self.stderr,
+            "replaced_by_fallback": self.replaced,
+        }
+
+
+@dataclass
+class GameResult:
+    """One game: its record, and per seat the bot name, faults, move times, stderr."""
+
+    record: dict[str, Any]
+    seats: list[SeatResult]
+    rotation: int
+    state: GameState
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            **self.record,
+            "rotation": self.rotation,
+            "seats": [s.to_dict() for s in self.seats],
+        }
+
+
+@dataclass
+class MatchResult:
+    rules: RuleSet
+    seed: int
+    bots: list[str]
+    games: list[GameResult]
+    duplicate: bool
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "rules": self.rules.to_spec(),
+            "seed": self.seed,
+            "bots": self.bots,
+            "duplicate": self.duplicate,
+            "games": [g.to_dict() for g in self.games],
+        }
+
+
+def bot_seed(seed: int, game: int, seat: int) -> int:
+    """The seed of a bot's RNG: a pure function of the match seed, game and seat.
+
+    >>> bot_seed(1, 0, 2) == bot_seed(1, 0, 2) != bot_seed(1, 0, 3)
+    True
+    """
+    digest = hashlib.sha256(f"bidel-bot/1:{seed}:{game}:{seat}".encode()).digest()
+    return int.from_bytes(digest[:8], "big")
+
+
+def fallback_action(state: GameState) -> list[str] | str:
+    """The deterministic replacement for a missing decision."""
+    legal = state.legal_actions()
+    if state.phase is Phase.PASS:
+        hand = state.hand_of(state.current)
+        ranked = sorted(hand, key=lambda c: (strength(c), "CDHS".index(c[1])))
+        return ranked[: state.rules.pass_count]
+    if state.phase is Phase.PLAY:
+        return lowest(legal)
+    return legal[0]
+
+
+class _Seat:
+    def __init__(
+        self, player: Player, result: SeatResult, time_control: TimeControl | None
+    ) -> None:
+        self.player = player
+        self.result = result
+        self.bank = time_control.bank if time_control else 0.0
+        self.time_control = time_control
+        self.fallback = False
+
+
+def _player_for(
+    source: str, seed: int, launcher_factory: Callable[[], Bubblewrap | Unsandboxed]
+) -> Player:
+    if source in BUILTIN:
+        return InProcessPlayer(make_builtin(source, seed))
+    return ProcessPlayer(Path(source), launcher_factory())
+
+
+def _validate(state: GameState, decision: str, action: Any) -> str | None:
+    """Why ``action`` is not acceptable, or None."""
+    if decision == "pass":
+        if not isinstance(action, list) or not all(isinstance(c, str) for c in action):
+            return f"pass_cards must return a list of cards, not {action!r}"
+        probe = state.clone()
+        try:
+            for card in action:
+                probe.apply(card)
+        except IllegalMoveError as exc:
+            return str(exc)
+        if len(action) != state.rules.pass_count:
+            return f"passed {len(action)} cards; the rules pass {state.rules.pass_count}"
+        return None
+    if not isinstance(action, str) or action not in state.legal_actions():
+        return f"{action!r} is not legal here (legal: {' '.join(state.legal_actions())})"
+    return None
+
+
+def run_match(
+    rules: str | dict[str, Any] | RuleSet,
+    seed: int,
+    bots: Sequence[str],
+    *,
+    games: int = 1,
+    hands: int | None = None,
+    duplicate: bool = False,
+    time_control: TimeControl | None = None,
+    unsafe: bool = False,
+    on_progress: Callable[[int, int], None] | None = None,
+) -> MatchResult:
+    """Play a match; see the module docstring. ``bots`` are built-in names or bot files."""
+    ruleset = RuleSet.from_spec(rules)
+    if len(bots) != ruleset.players:
+        raise ValueError(f"{ruleset.players} seats need {ruleset.players} bots, not {len(bots)}")
+    if hands is not None:
+        ruleset = ruleset.with_overrides(target=10**9)  # the hand count ends the game
+    launcher: Bubblewrap | Unsandboxed | None = None
+
+    def launcher_factory() -> Bubblewrap | Unsandboxed:
+        nonlocal launcher
+        if launcher is None:
+            launcher = default_launcher(unsafe)
+        return launcher
+
+    rotations = range(ruleset.players) if duplicate else range(1)
+    total = games * len(rotations)
+    results: list[GameResult] = []
+    for game in range(games):
+        for rotation in rotations:
+            seating = [bots[(s + rotation) % ruleset.players] for s in range(ruleset.players)]
+            results.append(
+                _play_game(
+                    ruleset, seed + game, seating, rotation, hands, time_control, launcher_factory
+                )
+            )
+            if on_progress:
+                on_progress(len(results), total)
+    return MatchResult(
+        rules=ruleset, seed=seed, bots=list(bots), games=results, duplicate=duplicate
+    )
+
+
+def _play_game(
+    rules: RuleSet,
+    seed: int,
+    seating: list[str],
+    rotation: int,
+    hands: int | None,
+    time_control: TimeControl | None,
+    launcher_factory: Callable[[], Bubblewrap | Unsandboxed],
+) -> GameResult:
+    state = GameState(rules, seed=seed)
+    seats: list[_Seat] = []
+    for seat, source in enumerate(seating):
+        player = _player_for(source, bot_seed(seed, rotation, seat), launcher_factory)
+        result = SeatResult(bot=source)
+        entry = _Seat(player, result, time_control)
+        seats.append(entry)
+        fault = player.start(seat, rules.to_spec(), bot_seed(seed, rotation, seat))
+        if fault is not None:
+            _record_fault(entry, state, "start", fault)
+    try:
+        while True:
+            phase = state.phase
+            if phase is Phase.GAME_OVER:
+                _notify_all(state, seats, "game_end")
+                break
+            if phase is Phase.HAND_OVER:
+                _notify_all(state, seats, "hand_end")
+                finished = sum(not h.void for h in state.history)
+                if hands is not None and finished >= hands:
+                    _notify_all(state, seats, "game_end")
+                    break
+                state.next_hand()
+                continue
+            _decide(state, seats[state.current])
+    finally:
+        for entry in seats:
+            entry.result.stderr = entry.player.close()
+    record = state.to_record()
+    return GameResult(
+        record=record, seats=[s.result for s in seats], rotation=rotation, state=state
+    )
+
+
+_DECISION = {
+    Phase.PASS: "pass",
+    Phase.PLAY: "play",
+    Phase.DECLARE_TRUMP: "trump",
+    Phase.MOON_CHOICE: "moon",
+}
+
+
+def _decide(state: GameState, seat: _Seat) -> None:
+    decision = _DECISION[state.phase]
+    seat_number = state.current
+    action: Any = None
+    if not seat.fallback:
+        limit = None
+        if seat.time_control is not None:
+            limit = seat.time_control.move + seat.bank
+        view = View.from_observation(state.observation(seat_number), time_left=limit)
+        reply = seat.player.decide(decision, view, limit)
+        if isinstance(reply, Answer):
+            seat.result.move_seconds.append(reply.seconds)
+            if seat.time_control is not None:
+                seat.bank = max(0.0, seat.bank - max(0.0, reply.seconds - seat.time_control.move))
+            problem = _validate(state, decision, reply.action)
+            if problem is None:
+                action = reply.action
+            else:
+                _record_fault(seat, state, decision, Fault("illegal", problem))
+        else:
+            _record_fault(seat, state, decision, reply)
+    if action is None:
+        action = fallback_action(state)
+    if decision == "pass":
+        for card in action:
+            state.apply(card)
+    else:
+        state.apply(action)
+
+
+def _record_fault(seat: _Seat, state: GameState, decision: str, fault: Fault) -> None:
+    seat.result.faults.append(
+        {
+            "class": fault.kind,
+            "detail": fault.detail,
+            "decision": decision,
+            "hand": state.hand_number,
+            "play": len(state.plays()) if state.phase is Phase.PLAY else None,
+        }
+    )
+    if (
+        fault.kind in ("crash", "memory")
+        or len(seat.result.faults) >= MAX_FAULTS
+        or (isinstance(seat.player, ProcessPlayer) and seat.player.dead)
+    ):
+        seat.fallback = True
+        seat.result.replaced = True
+
+
+def _notify_all(state: GameState, seats: list[_Seat], kind: str) -> None:
+    for number, seat in enumerate(seats):
+        if not seat.fallback:
+            seat.player.notify(kind, View.from_observation(state.observation(number)))
+
+
+def started_at() -> float:
+    return time.time()
