@@ -21,10 +21,9 @@ from __future__ import annotations
 
 import random
 
-from engine.cards import RANKS
-
 from bots_sdk.sampling import Simulation
 from bots_sdk.view import View
+from engine.cards import RANKS
 
 
 def strength(card: str) -> int:

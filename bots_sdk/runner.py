@@ -23,14 +23,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from engine.rules import RuleSet
-from engine.state import GameState, IllegalMoveError, Phase
-
 from bots_sdk.bot import lowest, strength
 from bots_sdk.builtin import BUILTIN, make_builtin
 from bots_sdk.players import Answer, Fault, InProcessPlayer, Player, ProcessPlayer
 from bots_sdk.sandbox import Bubblewrap, Unsandboxed, default_launcher
 from bots_sdk.view import View
+from engine.rules import RuleSet
+from engine.state import GameState, IllegalMoveError, Phase
 
 #: Faults after which a seat is played by the fallback for the rest of the match.
 MAX_FAULTS = 3
@@ -170,6 +169,42 @@ def run_match(
     on_progress: Callable[[int, int], None] | None = None,
 ) -> MatchResult:
     """Play a match; see the module docstring. ``bots`` are built-in names or bot files."""
+    original = RuleSet.from_spec(rules)
+    rotations = range(original.players) if duplicate else range(1)
+    total = games * len(rotations)
+    results: list[GameResult] = []
+    for game in range(games):
+        for rotation in rotations:
+            results.append(
+                play_game(
+                    original,
+                    seed + game,
+                    bots,
+                    rotation=rotation,
+                    hands=hands,
+                    time_control=time_control,
+                    unsafe=unsafe,
+                )  # fmt: skip
+            )
+            if on_progress:
+                on_progress(len(results), total)
+    return MatchResult(
+        rules=original, seed=seed, bots=list(bots), games=results, duplicate=duplicate
+    )
+
+
+def play_game(
+    rules: str | dict[str, Any] | RuleSet,
+    seed: int,
+    bots: Sequence[str],
+    *,
+    rotation: int = 0,
+    hands: int | None = None,
+    time_control: TimeControl | None = None,
+    unsafe: bool = False,
+) -> GameResult:
+    """One game of a match: ``bots`` seated moved ``rotation`` seats along (seat s gets
+    ``bots[(s + rotation) % n]``), dealt from ``seed``."""
     ruleset = RuleSet.from_spec(rules)
     if len(bots) != ruleset.players:
         raise ValueError(f"{ruleset.players} seats need {ruleset.players} bots, not {len(bots)}")
@@ -183,22 +218,8 @@ def run_match(
             launcher = default_launcher(unsafe)
         return launcher
 
-    rotations = range(ruleset.players) if duplicate else range(1)
-    total = games * len(rotations)
-    results: list[GameResult] = []
-    for game in range(games):
-        for rotation in rotations:
-            seating = [bots[(s + rotation) % ruleset.players] for s in range(ruleset.players)]
-            results.append(
-                _play_game(
-                    ruleset, seed + game, seating, rotation, hands, time_control, launcher_factory
-                )
-            )
-            if on_progress:
-                on_progress(len(results), total)
-    return MatchResult(
-        rules=ruleset, seed=seed, bots=list(bots), games=results, duplicate=duplicate
-    )
+    seating = [bots[(s + rotation) % ruleset.players] for s in range(ruleset.players)]
+    return _play_game(ruleset, seed, seating, rotation, hands, time_control, launcher_factory)
 
 
 def _play_game(

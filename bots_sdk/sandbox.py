@@ -71,7 +71,7 @@ class Bubblewrap:
             "network namespace (no network)",
             "pid namespace",
             "read-only filesystem: runtime, SDK and the bot only",
-            f"private tmpfs",
+            "private tmpfs",
             "unprivileged uid per seat",
             "rlimits: memory, CPU, processes, file size, open files",
             "empty environment",

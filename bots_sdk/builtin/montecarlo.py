@@ -2,7 +2,7 @@
 
 For each play with a choice, it samples deals consistent with its view
 (:class:`bots_sdk.sampling.Simulation`), plays every legal card in each sample and finishes
-the hand at random, and keeps the card with the best mean of (its score minus the others'
+the hand with the ducking rollout policy (:mod:`bots_sdk.rollout`), and keeps the card with the best mean of (its score minus the others'
 mean score) — relative, so a moon shot counts as it should. The same samples serve every
 card (common random numbers). Passing and the other decisions are the heuristic's.
 
@@ -19,6 +19,7 @@ True
 from __future__ import annotations
 
 from bots_sdk.builtin.heuristic import HeuristicBot
+from bots_sdk.rollout import play_ducking
 from bots_sdk.sampling import SamplingError
 from bots_sdk.view import View
 
@@ -26,7 +27,7 @@ from bots_sdk.view import View
 class MonteCarloBot(HeuristicBot):
     """Heuristic passing; plays chosen by sampled rollouts."""
 
-    def __init__(self, seed: int = 0, samples: int = 30) -> None:
+    def __init__(self, seed: int = 0, samples: int = 20) -> None:
         super().__init__(seed)
         self.samples = samples
 
@@ -51,7 +52,7 @@ class MonteCarloBot(HeuristicBot):
             for card in legal:
                 state = root.clone()
                 state.apply(card)
-                state.play_random(self.rng)
+                play_ducking(state, self.rng)
                 scores = state.history[-1].scores if state.history else state.points_taken()
                 totals[card] += scores[seat] - (sum(scores) - scores[seat]) / others
         return min(legal, key=lambda card: totals[card])

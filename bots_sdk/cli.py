@@ -1,0 +1,192 @@
+"""``python -m bots_sdk``: play matches locally, replay a recorded game, start a new bot."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+from typing import Any
+
+from bots_sdk.runner import GameResult, MatchResult, TimeControl, play_game
+from bots_sdk.sandbox import SandboxUnavailable
+from bots_sdk.stats import summarize
+from engine.rules import RulesError, RuleSet
+from engine.state import GameState, Phase
+
+STARTER = '''"""{name}: a Bidel Hearts bot. Try it: python -m bots_sdk play {name}.py random random random"""
+
+from bots_sdk import Bot, View, highest, lowest
+
+
+class {cls}(Bot):
+    def pass_cards(self, view: View) -> list[str]:
+        # Give away the three highest cards.
+        return sorted(view.hand, key=lambda card: "23456789TJQKA".index(card[0]))[-3:]
+
+    def play(self, view: View) -> str:
+        # Duck when following suit; otherwise play the lowest legal card.
+        if view.trick and all(card[1] == view.led_suit for card in view.legal):
+            best = highest([card for _, card in view.trick if card[1] == view.led_suit])
+            below = [card for card in view.legal if "23456789TJQKA".index(card[0]) < "23456789TJQKA".index(best[0])]
+            if below:
+                return highest(below)
+        return lowest(view.legal)
+'''
+
+
+def _rules(text: str) -> RuleSet:
+    return RuleSet.from_spec(json.loads(text) if text.lstrip().startswith("{") else text)
+
+
+def _progress(done: int, total: int) -> None:
+    width = 30
+    filled = width * done // total
+    sys.stderr.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {done}/{total} games")
+    if done == total:
+        sys.stderr.write("\n")
+    sys.stderr.flush()
+
+
+def _one_game(args: tuple[Any, ...]) -> GameResult:
+    rules, seed, bots, rotation, hands, time_control, unsafe = args
+    return play_game(rules, seed, bots, rotation=rotation, hands=hands,
+                     time_control=time_control, unsafe=unsafe)  # fmt: skip
+
+
+def _play(args: argparse.Namespace) -> int:
+    try:
+        rules = _rules(args.rules)
+    except (RulesError, json.JSONDecodeError) as exc:
+        print(f"bots_sdk: {exc}", file=sys.stderr)
+        return 2
+    if len(args.bots) != rules.players:
+        print(
+            f"bots_sdk: these rules seat {rules.players} bots; {len(args.bots)} given",
+            file=sys.stderr,
+        )
+        return 2
+    games = args.games or 1
+    time_control = None if args.no_clock else TimeControl(args.move_time, args.time_bank)
+    rotations = range(rules.players) if args.duplicate else range(1)
+    jobs = [
+        (rules, args.seed + g, args.bots, r, args.hands, time_control, args.unsafe_no_sandbox)
+        for g in range(games)
+        for r in rotations
+    ]
+    results: list[GameResult] = []
+    try:
+        if args.jobs > 1:
+            with ProcessPoolExecutor(args.jobs) as pool:
+                for done in pool.map(_one_game, jobs):
+                    results.append(done)
+                    _progress(len(results), len(jobs))
+        else:
+            for job in jobs:
+                results.append(_one_game(job))
+                _progress(len(results), len(jobs))
+    except SandboxUnavailable as exc:
+        print(
+            f"bots_sdk: cannot sandbox bots here: {exc}. "
+            "For your own bot only, add --unsafe-no-sandbox.",
+            file=sys.stderr,
+        )
+        return 2
+    match = MatchResult(rules=rules, seed=args.seed, bots=list(args.bots), games=results,
+                        duplicate=args.duplicate)  # fmt: skip
+    summary = summarize(match)
+    if args.record:
+        Path(args.record).write_text(json.dumps(match.to_dict()))
+    if args.json:
+        print(json.dumps(summary))
+    else:
+        _table(summary)
+    return 0
+
+
+def _table(summary: dict[str, Any]) -> None:
+    print(f"{'bot':24} {'games':>5} {'hands':>6} {'pts/hand':>9} {'95% CI':>17} {'win%':>6} "
+          f"{'moons':>5} {'faults':>22} {'ms mean':>8} {'ms p99':>8}")  # fmt: skip
+    for bot in summary["bots"]:
+        faults = ",".join(f"{k}:{v}" for k, v in bot["faults"].items() if v) or "-"
+        low, high = bot["ci95"]
+        print(f"{bot['name'][:24]:24} {bot['games']:>5} {bot['hands']:>6} {bot['mean_points']:>9.2f} "
+              f"{f'[{low:.2f}, {high:.2f}]':>17} {100 * bot['win_rate']:>5.1f}% {bot['moons']:>5} "
+              f"{faults:>22} {bot['move_ms_mean']:>8.2f} {bot['move_ms_p99']:>8.2f}")  # fmt: skip
+    for pair in summary["comparisons"]:
+        low, high = pair["ci95"]
+        print(f"{pair['a']} - {pair['b']}: {pair['mean_difference']:+.2f} points/hand "
+              f"[{low:+.2f}, {high:+.2f}] over {pair['deals']} deals")  # fmt: skip
+
+
+def _replay(args: argparse.Namespace) -> int:
+    data = json.loads(Path(args.file).read_text())
+    record = data["games"][args.game] if "games" in data else data
+    from engine.record import replay
+
+    state = replay(record)
+    for hand in state.history:
+        print(f"Hand {hand.hand_number}" + (" (void: dealt again)" if hand.void else ""))
+        for number, trick in enumerate(hand.tricks, 1):
+            plays = "  ".join(f"{seat}:{card}" for seat, card in trick.plays)
+            print(
+                f"  trick {number:2}: {plays}   -> {'nobody' if trick.winner is None else f'seat {trick.winner}'}"
+            )
+        print(
+            f"  points {list(hand.points)}  scores {list(hand.scores)}"
+            + (f"  moon by seat {hand.shooter}" if hand.shooter is not None else "")
+        )
+    print(
+        f"Totals {state.totals}"
+        + (f"  winners {state.winners}" if state.phase is Phase.GAME_OVER else "")
+    )
+    return 0
+
+
+def _new(args: argparse.Namespace) -> int:
+    path = Path(f"{args.name}.py")
+    if path.exists():
+        print(f"bots_sdk: {path} exists; not overwriting it", file=sys.stderr)
+        return 2
+    cls = "".join(part.capitalize() for part in args.name.replace("-", "_").split("_")) or "MyBot"
+    path.write_text(STARTER.format(name=args.name, cls=cls))
+    print(f"wrote {path}: try  python -m bots_sdk play {path} random random random")
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bots_sdk", description="The Bidel bot SDK.")
+    commands = parser.add_subparsers(dest="command", required=True)
+    play = commands.add_parser("play", help="play a match between bots (built-in names or files)")
+    play.add_argument("bots", nargs="+", metavar="BOT")
+    play.add_argument("--rules", default="standard", help="a preset name or a JSON rules object")
+    play.add_argument("--seed", type=int, default=1)
+    count = play.add_mutually_exclusive_group()
+    count.add_argument("--games", type=int, help="games to the target score (default 1)")
+    count.add_argument("--hands", type=int, help="a fixed number of hands instead of a game")
+    play.add_argument(
+        "--duplicate", action="store_true", help="replay each deal with the seats rotated"
+    )
+    play.add_argument("--jobs", type=int, default=1, help="games played in parallel")
+    play.add_argument("--json", action="store_true", help="print the summary as one JSON object")
+    play.add_argument("--record", help="write every game record (JSON) to this file")
+    play.add_argument("--move-time", type=float, default=1.0, help="seconds per move (default 1)")
+    play.add_argument("--time-bank", type=float, default=10.0, help="seconds of bank per match")
+    play.add_argument("--no-clock", action="store_true", help="no time limits")
+    play.add_argument("--unsafe-no-sandbox", action="store_true",
+                      help="run bot files without the sandbox: only for your own bot")  # fmt: skip
+    replay_cmd = commands.add_parser("replay", help="show a recorded game trick by trick")
+    replay_cmd.add_argument("file")
+    replay_cmd.add_argument("--game", type=int, default=0, help="which game of a match record")
+    new = commands.add_parser("new", help="write a starter bot NAME.py")
+    new.add_argument("name")
+    args = parser.parse_args(argv)
+    if args.command == "play":
+        return _play(args)
+    if args.command == "replay":
+        return _replay(args)
+    return _new(args)
+
+
+__all__ = ["main", "GameState"]
