@@ -15,21 +15,24 @@ from bots_sdk.stats import summarize
 from engine.rules import RulesError, RuleSet
 from engine.state import GameState, Phase
 
-STARTER = '''"""{name}: a Bidel Hearts bot. Try it: python -m bots_sdk play {name}.py random random random"""
+STARTER = '''"""{name}: a Bidel Hearts bot.
 
-from bots_sdk import Bot, View, highest, lowest
+Try it:  python -m bots_sdk play {name}.py random random random --unsafe-no-sandbox
+"""
+
+from bots_sdk import Bot, View, highest, lowest, strength
 
 
 class {cls}(Bot):
     def pass_cards(self, view: View) -> list[str]:
         # Give away the three highest cards.
-        return sorted(view.hand, key=lambda card: "23456789TJQKA".index(card[0]))[-3:]
+        return sorted(view.hand, key=strength)[-view.rules.pass_count :]
 
     def play(self, view: View) -> str:
         # Duck when following suit; otherwise play the lowest legal card.
         if view.trick and all(card[1] == view.led_suit for card in view.legal):
             best = highest([card for _, card in view.trick if card[1] == view.led_suit])
-            below = [card for card in view.legal if "23456789TJQKA".index(card[0]) < "23456789TJQKA".index(best[0])]
+            below = [card for card in view.legal if strength(card) < strength(best)]
             if below:
                 return highest(below)
         return lowest(view.legal)
@@ -111,9 +114,12 @@ def _table(summary: dict[str, Any]) -> None:
     for bot in summary["bots"]:
         faults = ",".join(f"{k}:{v}" for k, v in bot["faults"].items() if v) or "-"
         low, high = bot["ci95"]
-        print(f"{bot['name'][:24]:24} {bot['games']:>5} {bot['hands']:>6} {bot['mean_points']:>9.2f} "
-              f"{f'[{low:.2f}, {high:.2f}]':>17} {100 * bot['win_rate']:>5.1f}% {bot['moons']:>5} "
-              f"{faults:>22} {bot['move_ms_mean']:>8.2f} {bot['move_ms_p99']:>8.2f}")  # fmt: skip
+        interval = f"[{low:.2f}, {high:.2f}]"
+        print(
+            f"{bot['name'][:24]:24} {bot['games']:>5} {bot['hands']:>6} "
+            f"{bot['mean_points']:>9.2f} {interval:>17} {100 * bot['win_rate']:>5.1f}% "
+            f"{bot['moons']:>5} {faults:>22} {bot['move_ms_mean']:>8.2f} {bot['move_ms_p99']:>8.2f}"
+        )
     for pair in summary["comparisons"]:
         low, high = pair["ci95"]
         print(f"{pair['a']} - {pair['b']}: {pair['mean_difference']:+.2f} points/hand "
@@ -130,9 +136,8 @@ def _replay(args: argparse.Namespace) -> int:
         print(f"Hand {hand.hand_number}" + (" (void: dealt again)" if hand.void else ""))
         for number, trick in enumerate(hand.tricks, 1):
             plays = "  ".join(f"{seat}:{card}" for seat, card in trick.plays)
-            print(
-                f"  trick {number:2}: {plays}   -> {'nobody' if trick.winner is None else f'seat {trick.winner}'}"
-            )
+            winner = "nobody" if trick.winner is None else f"seat {trick.winner}"
+            print(f"  trick {number:2}: {plays}   -> {winner}")
         print(
             f"  points {list(hand.points)}  scores {list(hand.scores)}"
             + (f"  moon by seat {hand.shooter}" if hand.shooter is not None else "")

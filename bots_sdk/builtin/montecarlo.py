@@ -1,9 +1,10 @@
 """``montecarlo``: determinized sampling plus rollouts with the engine.
 
 For each play with a choice, it samples deals consistent with its view
-(:class:`bots_sdk.sampling.Simulation`), plays every legal card in each sample and finishes
-the hand with the ducking rollout policy (:mod:`bots_sdk.rollout`), and keeps the card with the best mean of (its score minus the others'
-mean score) — relative, so a moon shot counts as it should. The same samples serve every
+(:class:`bots_sdk.sampling.Simulation`), plays every legal card in each sample, finishes the
+hand with the ducking rollout policy (:mod:`bots_sdk.rollout`), and keeps the card with the
+best mean of (its score minus the others' mean score) — relative, so a moon shot counts as it
+should. The same samples serve every
 card (common random numbers). Passing and the other decisions are the heuristic's.
 
 >>> from engine.rules import RuleSet
