@@ -9,6 +9,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import select
 import signal
@@ -40,10 +41,17 @@ class Fault:
 
 @dataclass
 class Answer:
-    """A reply and how long it took (seconds of wall clock)."""
+    """A reply and how long it took: seconds of wall clock, and of the bot's CPU when known
+    (counting what it used since its previous answer, background threads included)."""
 
     action: Any
     seconds: float
+    cpu: float | None = None
+
+    @property
+    def charged(self) -> float:
+        """The time charged to the bot's clock."""
+        return self.cpu if self.cpu is not None else self.seconds
 
 
 class Player(Protocol):
@@ -59,6 +67,48 @@ class Player(Protocol):
 
 
 _METHODS = {"pass": "pass_cards", "play": "play", "trump": "declare_trump", "moon": "choose_moon"}
+
+
+_CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
+
+
+def _sandboxed_pids(info_fd: int, deadline: float) -> tuple[int | None, int | None]:
+    """The sandbox's init (bwrap's ``child-pid``) and the bot, its child."""
+    data = b""
+    while b"}" not in data and time.monotonic() < deadline:
+        ready, _, _ = select.select([info_fd], [], [], max(0.0, deadline - time.monotonic()))
+        if not ready:
+            break
+        chunk = os.read(info_fd, 4096)
+        if not chunk:
+            break
+        data += chunk
+    try:
+        init = int(json.loads(data)["child-pid"])
+    except (ValueError, KeyError):
+        return None, None
+    while time.monotonic() < deadline:
+        try:
+            children = Path(f"/proc/{init}/task/{init}/children").read_text().split()
+        except OSError:
+            return init, None
+        if children:
+            return init, int(children[0])
+        select.select([], [], [], 0.002)  # the init forks the bot right after reporting
+    return init, None
+
+
+def _wait_gone(pids: list[int], deadline: float) -> None:
+    """Block until each process has exited (a pidfd turns readable), or the deadline."""
+    for pid in pids:
+        try:
+            handle = os.pidfd_open(pid)
+        except (ProcessLookupError, OSError):
+            continue
+        try:
+            select.select([handle], [], [], max(0.0, deadline - time.monotonic()))
+        finally:
+            os.close(handle)
 
 
 class InProcessPlayer:
@@ -110,6 +160,9 @@ class ProcessPlayer:
     next_id: int = 0
     dead: Fault | None = None
     stale: set[int] = field(default_factory=set)
+    bot_pid: int | None = None
+    sandbox_init: int | None = None
+    cpu_mark: float = 0.0
 
     def __post_init__(self) -> None:
         self.name = self.name or self.path.stem
@@ -118,13 +171,29 @@ class ProcessPlayer:
 
     def start(self, seat: int, rules_spec: Any, seed: int) -> Fault | None:
         argv, env = self.launcher.command(self.path, seat)
+        info_read = info_write = -1
+        if isinstance(self.launcher, Bubblewrap):
+            # bwrap reports the sandboxed process's pid: its CPU time is what the clock counts.
+            info_read, info_write = os.pipe()
+            at = argv.index("bwrap") + 1
+            argv = [*argv[:at], "--info-fd", str(info_write), *argv[at:]]
         self.process = subprocess.Popen(
             argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
             env=env, start_new_session=True, bufsize=0,
+            pass_fds=(info_write,) if info_write >= 0 else (),
         )  # fmt: skip
         for stream in (self.process.stdout, self.process.stderr, self.process.stdin):
             assert stream is not None
             os.set_blocking(stream.fileno(), False)
+        if info_write >= 0:
+            os.close(info_write)
+            self.sandbox_init, self.bot_pid = _sandboxed_pids(
+                info_read, time.monotonic() + self.startup_timeout
+            )
+            os.close(info_read)
+        else:
+            self.bot_pid = self.process.pid
+        self.cpu_mark = self._cpu() or 0.0
         hello = {
             "type": "hello",
             "protocol": VERSION,
@@ -137,6 +206,16 @@ class ProcessPlayer:
             self.dead = reply
             return reply
         return None
+
+    def _cpu(self) -> float | None:
+        """CPU seconds used by the bot process so far (all its threads), if readable."""
+        if self.bot_pid is None:
+            return None
+        try:
+            fields = Path(f"/proc/{self.bot_pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            return None
+        return (int(fields[11]) + int(fields[12])) / _CLOCK_TICKS
 
     def _drain_stderr(self) -> None:
         assert self.process is not None and self.process.stderr is not None
@@ -178,7 +257,7 @@ class ProcessPlayer:
             code = None
         if "MemoryError" in bytes(self.stderr).decode(errors="replace"):
             return Fault("memory", f"{what}: out of memory")
-        if code == -signal.SIGXCPU:
+        if code in (-signal.SIGXCPU, 128 + signal.SIGXCPU):
             return Fault("timeout", f"{what}: over its CPU limit")
         return Fault("crash", f"{what} (exit status {code})")
 
@@ -271,8 +350,14 @@ class ProcessPlayer:
         self.next_id += 1
         message = {"type": "act", "id": self.next_id, "decision": decision, "view": view.to_dict()}
         started = time.perf_counter()
-        reply = self._exchange(message, limit if limit is not None else 3600.0, expect="action")
+        # The clock counts CPU time; the wall-clock guard catches a bot that sleeps.
+        wall = 2 * limit + 1.0 if limit is not None else 3600.0
+        reply = self._exchange(message, wall, expect="action")
         seconds = time.perf_counter() - started
+        cpu_now = self._cpu()
+        cpu = None if cpu_now is None else max(0.0, cpu_now - self.cpu_mark)
+        if cpu_now is not None:
+            self.cpu_mark = cpu_now
         if isinstance(reply, Fault):
             if reply.kind == "timeout" and self.process is not None and self.process.poll() is None:
                 self.stale.add(self.next_id)  # its answer may still come: ignore it then
@@ -280,7 +365,9 @@ class ProcessPlayer:
                 self.dead = reply  # crashed, out of memory or broke the protocol: done
                 self._kill()
             return reply
-        return Answer(reply.get("action"), seconds)
+        if limit is not None and cpu is not None and cpu > limit:
+            return Fault("timeout", f"used {cpu:.2f} s of CPU, allowed {limit:.2f} s")
+        return Answer(reply.get("action"), seconds, cpu)
 
     def notify(self, kind: str, view: View) -> None:
         if self.dead or self.process is None:
@@ -290,10 +377,19 @@ class ProcessPlayer:
     def _kill(self) -> None:
         if self.process is None:
             return
+        # The sandbox runs in a session of its own: kill its init (which takes the whole PID
+        # namespace with it) and the bot directly, as well as our own process group.
+        doomed = [pid for pid in (self.sandbox_init, self.bot_pid) if pid]
+        for pid in doomed:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
         try:
             os.killpg(self.process.pid, signal.SIGKILL)
         except (ProcessLookupError, PermissionError):
             pass
+        _wait_gone(doomed, time.monotonic() + 10)
         try:
             self.process.wait(timeout=10)
         except subprocess.TimeoutExpired:
@@ -301,7 +397,9 @@ class ProcessPlayer:
         self._drain_stderr()
 
     def close(self) -> str:
-        """Say goodbye, kill whatever is left, return the captured stderr."""
+        """Say goodbye, kill whatever is left, return the captured stderr (once)."""
+        if self.process is None:
+            return ""
         if self.process is not None and self.process.poll() is None and not self.dead:
             self._write(encode({"type": "bye"}), time.monotonic() + 1)
             try:
@@ -314,6 +412,8 @@ class ProcessPlayer:
         ):
             if stream is not None:
                 stream.close()
+        self.process = None
+        self.dead = self.dead or Fault("crash", "closed")
         text = bytes(self.stderr).decode(errors="replace")
         if self.stderr_dropped:
             text += f"\n[{self.stderr_dropped} more bytes of stderr dropped]"

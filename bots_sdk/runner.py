@@ -26,7 +26,7 @@ from typing import Any
 from bots_sdk.bot import lowest, strength
 from bots_sdk.builtin import BUILTIN, make_builtin
 from bots_sdk.players import Answer, Fault, InProcessPlayer, Player, ProcessPlayer
-from bots_sdk.sandbox import Bubblewrap, Unsandboxed, default_launcher
+from bots_sdk.sandbox import Bubblewrap, Limits, Unsandboxed, default_launcher
 from bots_sdk.view import View
 from engine.rules import RuleSet
 from engine.state import GameState, IllegalMoveError, Phase
@@ -166,6 +166,7 @@ def run_match(
     duplicate: bool = False,
     time_control: TimeControl | None = None,
     unsafe: bool = False,
+    limits: Limits | None = None,
     on_progress: Callable[[int, int], None] | None = None,
 ) -> MatchResult:
     """Play a match; see the module docstring. ``bots`` are built-in names or bot files."""
@@ -184,7 +185,8 @@ def run_match(
                     hands=hands,
                     time_control=time_control,
                     unsafe=unsafe,
-                )  # fmt: skip
+                    limits=limits,
+                )
             )
             if on_progress:
                 on_progress(len(results), total)
@@ -202,6 +204,7 @@ def play_game(
     hands: int | None = None,
     time_control: TimeControl | None = None,
     unsafe: bool = False,
+    limits: Limits | None = None,
 ) -> GameResult:
     """One game of a match: ``bots`` seated moved ``rotation`` seats along (seat s gets
     ``bots[(s + rotation) % n]``), dealt from ``seed``."""
@@ -215,7 +218,7 @@ def play_game(
     def launcher_factory() -> Bubblewrap | Unsandboxed:
         nonlocal launcher
         if launcher is None:
-            launcher = default_launcher(unsafe)
+            launcher = default_launcher(unsafe, limits)
         return launcher
 
     seating = [bots[(s + rotation) % ruleset.players] for s in range(ruleset.players)]
@@ -258,7 +261,8 @@ def _play_game(
             _decide(state, seats[state.current])
     finally:
         for entry in seats:
-            entry.result.stderr = entry.player.close()
+            if not entry.result.replaced:
+                entry.result.stderr = entry.player.close()
     record = state.to_record()
     return GameResult(
         record=record, seats=[s.result for s in seats], rotation=rotation, state=state
@@ -286,7 +290,8 @@ def _decide(state: GameState, seat: _Seat) -> None:
         if isinstance(reply, Answer):
             seat.result.move_seconds.append(reply.seconds)
             if seat.time_control is not None:
-                seat.bank = max(0.0, seat.bank - max(0.0, reply.seconds - seat.time_control.move))
+                overrun = max(0.0, reply.charged - seat.time_control.move)
+                seat.bank = max(0.0, seat.bank - overrun)
             problem = _validate(state, decision, reply.action)
             if problem is None:
                 action = reply.action
@@ -318,8 +323,10 @@ def _record_fault(seat: _Seat, state: GameState, decision: str, fault: Fault) ->
         or len(seat.result.faults) >= MAX_FAULTS
         or (isinstance(seat.player, ProcessPlayer) and seat.player.dead)
     ):
-        seat.fallback = True
-        seat.result.replaced = True
+        if not seat.fallback:
+            seat.fallback = True
+            seat.result.replaced = True
+            seat.result.stderr = seat.player.close()  # nothing of it runs on
 
 
 def _notify_all(state: GameState, seats: list[_Seat], kind: str) -> None:

@@ -113,7 +113,7 @@ class Bubblewrap:
         argv = [
             "prlimit",
             f"--as={limits.memory_mb * 1024 * 1024}",
-            f"--cpu={limits.cpu_seconds}",
+            f"--cpu={limits.cpu_seconds}:{limits.cpu_seconds + 1}",  # SIGXCPU, then SIGKILL
             f"--fsize={limits.file_size_mb * 1024 * 1024}",
             f"--nofile={limits.open_files}",
             f"--nproc={limits.processes}",
@@ -155,9 +155,11 @@ def _open_dirs(paths: list[str]) -> list[str]:
     return out
 
 
-def default_launcher(unsafe: bool = False) -> Unsandboxed | Bubblewrap:
+def default_launcher(
+    unsafe: bool = False, limits: Limits | None = None
+) -> Unsandboxed | Bubblewrap:
     """The launcher for untrusted bots: bubblewrap, or refuse (unless ``unsafe``)."""
     if unsafe:
         return Unsandboxed()
     Bubblewrap.check()
-    return Bubblewrap()
+    return Bubblewrap(limits=limits or Limits())

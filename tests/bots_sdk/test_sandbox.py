@@ -1,0 +1,136 @@
+"""Hostile bots in the sandbox: each is contained, the match completes, the fault (if any) is
+classified, and nothing the bot started survives the match."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from bots_sdk.runner import GameResult, TimeControl, run_match
+from bots_sdk.sandbox import Bubblewrap, Limits, SandboxUnavailable
+from engine.record import verify
+
+HOSTILE = Path(__file__).parent / "hostile"
+
+try:
+    Bubblewrap.check()
+    SANDBOX_PROBLEM = ""
+except SandboxUnavailable as exc:
+    SANDBOX_PROBLEM = str(exc)
+
+pytestmark = pytest.mark.skipif(bool(SANDBOX_PROBLEM), reason=f"no sandbox here: {SANDBOX_PROBLEM}")
+
+FAST_CLOCK = TimeControl(move=0.05, bank=0.1)
+LIMITS = Limits(cpu_seconds=2, memory_mb=256)
+
+
+def _processes_of(uid: int) -> list[int]:
+    pids = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                status = (entry / "status").read_text()
+            except OSError:
+                continue
+            fields = dict(line.split(":", 1) for line in status.splitlines() if ":" in line)
+            zombie = fields["State"].strip().startswith("Z")  # dead, waiting to be reaped
+            if int(fields["Uid"].split()[0]) == uid and not zombie:
+                pids.append(int(entry.name))
+    return pids
+
+
+def _match(bot: str, *, hands: int = 1, others: tuple[str, ...] = ("low", "random", "heuristic"),
+           clock: TimeControl = FAST_CLOCK) -> GameResult:  # fmt: skip
+    result = run_match(
+        "standard", 7, [str(HOSTILE / f"{bot}.py"), *others], hands=hands,
+        time_control=clock, limits=LIMITS,
+    )  # fmt: skip
+    game = result.games[0]
+    assert verify(game.record)["valid"], "the match must complete with a valid record"
+    assert game.state.history and len([h for h in game.state.history if not h.void]) == hands
+    assert _processes_of(Bubblewrap().uid(0)) == [], "a process of the bot survived the match"
+    return game
+
+
+def _classes(game: GameResult) -> list[str]:
+    return [fault["class"] for fault in game.seats[0].faults]
+
+
+@pytest.mark.parametrize(
+    ("bot", "expected"),
+    [
+        ("infinite_loop", "timeout"),
+        ("sleeper", "timeout"),
+        ("memory_bomb", "memory"),
+        ("crash", "crash"),
+        ("illegal", "illegal"),
+        ("stdout_flood", "protocol"),
+        ("close_stdout", "crash"),
+        ("wrong_seat", "protocol"),
+        ("eager", "protocol"),
+    ],
+)
+def test_hostile_bot_is_classified_and_replaced(bot: str, expected: str) -> None:
+    game = _match(bot)
+    assert _classes(game)[0] == expected, game.seats[0].faults
+    assert game.seats[0].replaced  # the fallback played on
+
+
+def test_cpu_burning_thread_is_stopped_by_its_cpu_limit() -> None:
+    game = _match(
+        "thread_burn", hands=12, others=("low", "random", "montecarlo"), clock=TimeControl(1, 5)
+    )
+    assert "timeout" in _classes(game), game.seats[0].faults
+    assert "CPU" in game.seats[0].faults[0]["detail"]
+
+
+def test_fork_bomb_hits_the_process_limit_and_leaves_nothing() -> None:
+    game = _match("fork_bomb")
+    assert "FORK_REFUSED after" in game.seats[0].stderr
+    refused_after = int(game.seats[0].stderr.split("FORK_REFUSED after ")[1].split(":")[0])
+    assert refused_after < LIMITS.processes
+
+
+def test_no_network_no_secrets_no_other_files(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SECRET_KEY", "the-workers-secret")
+    game = _match("snoop")
+    report = game.seats[0].stderr
+    assert "redis: DENIED" in report  # 127.0.0.1:6379 is unreachable
+    assert "interfaces: OPEN \"['lo']\"" in report  # loopback only
+    assert "routes: OPEN '[]'" in report  # and no route anywhere (nothing was sent)
+    assert "shadow: DENIED" in report and "passwd: DENIED" in report
+    assert "pid1-environ: DENIED" in report
+    assert "SECRET_KEY=False" in report and "the-workers-secret" not in report
+    assert "list /work: DENIED" in report and "list /home: DENIED" in report
+    assert "write-outside: DENIED" in report
+    assert not game.seats[0].faults
+
+
+def test_huge_file_is_capped() -> None:
+    game = _match("huge_file")
+    assert "WRITE_STOPPED after 8 MiB" in game.seats[0].stderr
+
+
+def test_stderr_flood_is_capped() -> None:
+    game = _match("stderr_flood")
+    assert len(game.seats[0].stderr) < LIMITS.stderr_bytes + 200
+    assert "more bytes of stderr dropped" in game.seats[0].stderr
+
+
+def test_bot_cannot_kill_its_parent() -> None:
+    game = _match("kill_parent")
+    assert "REFUSED" in game.seats[0].stderr and "KILLED" not in game.seats[0].stderr
+
+
+def test_daemon_does_not_outlive_the_match() -> None:
+    _match("daemon")  # _match checks no process of the bot's uid is left
+
+
+def test_reading_another_bots_file() -> None:
+    other = HOSTILE / "crash.py"
+    os.environ["SNOOP_TARGETS"] = str(other)
+    game = _match("snoop")
+    assert f"list {other}" not in game.seats[0].stderr or "DENIED" in game.seats[0].stderr
+    assert "list /bot/snoop.py: DENIED" in game.seats[0].stderr
