@@ -3,7 +3,6 @@ classified, and nothing the bot started survives the match."""
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
@@ -128,9 +127,21 @@ def test_daemon_does_not_outlive_the_match() -> None:
     _match("daemon")  # _match checks no process of the bot's uid is left
 
 
-def test_reading_another_bots_file() -> None:
-    other = HOSTILE / "crash.py"
-    os.environ["SNOOP_TARGETS"] = str(other)
-    game = _match("snoop")
-    assert f"list {other}" not in game.seats[0].stderr or "DENIED" in game.seats[0].stderr
-    assert "list /bot/snoop.py: DENIED" in game.seats[0].stderr
+def test_reading_another_bots_file(tmp_path: Path) -> None:
+    other = tmp_path / "rival.py"
+    other.write_text((HOSTILE / "crash.py").read_text() + "\nSECRET_STRATEGY = 42\n")
+    spy = tmp_path / "spy.py"
+    spy.write_text(
+        "import sys\nfrom bots_sdk import Bot, lowest\n\n\nclass Spy(Bot):\n"
+        "    def pass_cards(self, view):\n"
+        "        try:\n"
+        f"            print('READ', open({str(other)!r}).read(), file=sys.stderr)\n"
+        "        except OSError as exc:\n"
+        "            print('DENIED', type(exc).__name__, file=sys.stderr)\n"
+        "        return view.hand[:3]\n\n"
+        "    def play(self, view):\n        return lowest(view.legal)\n"
+    )
+    result = run_match("standard", 3, [str(spy), str(other), "low", "low"], hands=1,
+                       time_control=FAST_CLOCK, limits=LIMITS)  # fmt: skip
+    report = result.games[0].seats[0].stderr
+    assert "DENIED FileNotFoundError" in report and "SECRET_STRATEGY" not in report

@@ -6,8 +6,6 @@ import sys
 
 from bots_sdk import Bot, lowest
 
-TARGETS = os.environ.get("SNOOP_TARGETS", "")
-
 
 def attempt(label, action):
     try:
@@ -34,7 +32,7 @@ class Snoop(Bot):
         print(f"environ: {sorted(os.environ)}", file=sys.stderr)
         print(f"SECRET_KEY={'SECRET_KEY' in os.environ}", file=sys.stderr)
         for path in sys.argv[1:2] + ["/work", "/root", "/home", "/var/lib/postgresql"]:
-            attempt(f"list {path}", lambda: os.listdir(path))
+            attempt(f"list {path}", lambda path=path: os.listdir(path))
         attempt("write-outside", lambda: open("/sdk/bots_sdk/owned.py", "w").write("x"))
         return view.hand[:3]
 

@@ -1,0 +1,146 @@
+"""The match runner: formats, determinism, the clock, and faults that never stop a match.
+
+Bot files here run with the debug launcher (a plain subprocess, same protocol), so these tests
+need no sandbox; tests/bots_sdk/test_sandbox.py runs the hostile ones sandboxed."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from bots_sdk.runner import TimeControl, bot_seed, fallback_action, play_game, run_match
+from engine.record import verify
+from engine.rules import RuleSet
+from engine.state import GameState
+
+HOSTILE = Path(__file__).parent / "hostile"
+LOWEST = Path(__file__).parent / "lowest.py"
+
+
+@pytest.fixture(scope="module", autouse=True)
+def lowest_bot() -> None:
+    LOWEST.write_text(
+        "from bots_sdk import Bot, lowest\n\n\nclass Lowest(Bot):\n"
+        "    def pass_cards(self, view):\n        return view.hand[-3:]\n\n"
+        "    def play(self, view):\n        return lowest(view.legal)\n"
+    )
+
+
+def test_a_game_to_the_target_between_built_ins() -> None:
+    result = run_match("standard", 4, ["heuristic", "random", "low", "random"])
+    game = result.games[0]
+    assert game.state.is_game_over and max(game.state.totals) >= 100
+    assert verify(game.record)["valid"]
+    assert [s.bot for s in game.seats] == ["heuristic", "random", "low", "random"]
+    assert all(len(s.move_seconds) > 13 for s in game.seats)
+
+
+def test_fixed_number_of_hands_and_other_rules() -> None:
+    result = run_match({"preset": "hokm_40"}, 2, ["low", "heuristic", "random", "low"], hands=3)
+    history = [h for h in result.games[0].state.history if not h.void]
+    assert len(history) == 3 and result.rules.preset == "hokm_40"
+    six = run_match(RuleSet.from_preset("cancellation", players=6), 1, ["low"] * 6, hands=2)
+    assert len(six.games[0].seats) == 6
+
+
+def test_duplicate_rotates_seats_over_the_same_deals() -> None:
+    result = run_match(
+        "standard", 9, ["heuristic", "random", "low", "random"], hands=2, duplicate=True
+    )
+    assert [g.rotation for g in result.games] == [0, 1, 2, 3]
+    deals = [[h.deal for h in g.state.history] for g in result.games]
+    assert all(d == deals[0] for d in deals)
+    assert [g.seats[0].bot for g in result.games] == ["heuristic", "random", "low", "random"]
+    assert result.games[1].seats[3].bot == "heuristic"
+
+
+def test_the_same_seed_replays_the_same_game_including_bot_files() -> None:
+    first = play_game(
+        "standard", 5, [str(LOWEST), "random", "montecarlo", "heuristic"], hands=2, unsafe=True
+    )
+    second = play_game(
+        "standard", 5, [str(LOWEST), "random", "montecarlo", "heuristic"], hands=2, unsafe=True
+    )
+    assert first.record == second.record
+    assert bot_seed(5, 0, 1) != bot_seed(5, 0, 2)
+
+
+def test_bots_need_the_sandbox_unless_told(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PATH", "/nonexistent")  # no bwrap, setpriv or prlimit on this PATH
+    from bots_sdk.sandbox import SandboxUnavailable
+
+    with pytest.raises(SandboxUnavailable, match="is not installed"):
+        play_game("standard", 1, [str(LOWEST), "low", "low", "low"], hands=1)
+
+
+@pytest.mark.parametrize(
+    ("bot", "kind"),
+    [("crash", "crash"), ("illegal", "illegal"), ("stdout_flood", "protocol"),
+     ("wrong_seat", "protocol"), ("eager", "protocol"), ("close_stdout", "crash"),
+     ("sleeper", "timeout")],
+)  # fmt: skip
+def test_faults_are_classified_and_the_fallback_plays_on(bot: str, kind: str) -> None:
+    game = play_game(
+        "standard", 3, [str(HOSTILE / f"{bot}.py"), "low", "random", "heuristic"], hands=1,
+        time_control=TimeControl(move=0.05, bank=0.05), unsafe=True,
+    )  # fmt: skip
+    faults = game.seats[0].faults
+    assert faults and faults[0]["class"] == kind, faults
+    assert {"class", "detail", "decision", "hand", "play"} <= set(faults[0])
+    assert game.seats[0].replaced
+    assert verify(game.record)["valid"] and len(game.state.history) == 1
+
+
+def test_a_timeout_is_a_fault_but_not_the_end_of_the_bot(tmp_path: Path) -> None:
+    slow_once = tmp_path / "slow_once.py"
+    slow_once.write_text(
+        "import time\nfrom bots_sdk import Bot, lowest\n\n\nclass SlowOnce(Bot):\n"
+        "    slept = False\n\n"
+        "    def pass_cards(self, view):\n        return view.hand[:3]\n\n"
+        "    def play(self, view):\n"
+        "        if not self.slept:\n            self.slept = True\n            time.sleep(1.5)\n"
+        "        return lowest(view.legal)\n"
+    )
+    game = play_game(
+        "standard", 3, [str(slow_once), "low", "random", "heuristic"], hands=1,
+        time_control=TimeControl(move=0.1, bank=0.1), unsafe=True,
+    )  # fmt: skip
+    assert [f["class"] for f in game.seats[0].faults] == ["timeout"]
+    assert not game.seats[0].replaced  # one timeout: the bot plays on
+
+
+def test_time_bank_pays_for_overruns(tmp_path: Path) -> None:
+    thinker = tmp_path / "thinker.py"
+    thinker.write_text(
+        "from bots_sdk import Bot, lowest\n\n\nclass Thinker(Bot):\n"
+        "    def pass_cards(self, view):\n        return view.hand[:3]\n\n"
+        "    def play(self, view):\n"
+        "        total = 0\n        for i in range(3_000_000):\n            total += i\n"
+        "        return lowest(view.legal)\n"
+    )
+    game = play_game(
+        "standard", 3, [str(thinker), "low", "low", "low"], hands=1,
+        time_control=TimeControl(move=0.01, bank=0.3), unsafe=True,
+    )  # fmt: skip
+    kinds = [f["class"] for f in game.seats[0].faults]
+    assert kinds and set(kinds) == {"timeout"}  # the bank ran out after a few moves
+
+
+def test_fallback_is_deterministic() -> None:
+    state = GameState(RuleSet.from_preset("standard"), seed=1)
+    assert fallback_action(state) == fallback_action(state.clone())
+    assert len(fallback_action(state)) == 3
+
+
+def test_stderr_is_captured_per_seat(tmp_path: Path) -> None:
+    chatty = tmp_path / "chatty.py"
+    chatty.write_text(
+        "import sys\nfrom bots_sdk import Bot, lowest\n\n\nclass Chatty(Bot):\n"
+        "    def pass_cards(self, view):\n        print('thinking about', view.hand[0])\n"
+        "        return view.hand[:3]\n\n"
+        "    def play(self, view):\n        return lowest(view.legal)\n"
+    )
+    game = play_game("standard", 3, [str(chatty), "low", "low", "low"], hands=1, unsafe=True)
+    assert "thinking about" in game.seats[0].stderr  # print() goes to stderr, not the protocol
+    assert game.seats[1].stderr == ""
