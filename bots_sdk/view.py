@@ -14,11 +14,32 @@ True
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from typing import Any
 
 from engine.rules import RuleSet
 from engine.state import Observation, Trick
+
+# A match sends the same rules with every view: build each RuleSet (and its spec) once.
+_SPECS: dict[RuleSet, Any] = {}
+_RULES: dict[str, RuleSet] = {}
+
+
+def _spec_of(rules: RuleSet) -> Any:
+    spec = _SPECS.get(rules)
+    if spec is None:
+        spec = _SPECS[rules] = rules.to_spec()
+    return spec
+
+
+def _rules_of(spec: Any) -> RuleSet:
+    key = json.dumps(spec, sort_keys=True)
+    rules = _RULES.get(key)
+    if rules is None:
+        rules = _RULES[key] = RuleSet.from_spec(spec)
+    return rules
+
 
 #: The decision a view asks for, by engine phase.
 DECISIONS = {
@@ -120,7 +141,7 @@ class View:
         """The JSON form sent over the bot protocol (docs/protocol.md)."""
         return {
             "seat": self.seat,
-            "rules": self.rules.to_spec(),
+            "rules": _spec_of(self.rules),
             "hand": self.hand,
             "legal": self.legal,
             "decision": self.decision,
@@ -152,7 +173,7 @@ class View:
         """A view from its JSON form."""
         return cls(
             seat=data["seat"],
-            rules=RuleSet.from_spec(data["rules"]),
+            rules=_rules_of(data["rules"]),
             hand=list(data["hand"]),
             legal=list(data["legal"]),
             decision=data["decision"],
