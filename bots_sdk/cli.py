@@ -53,9 +53,9 @@ def _progress(done: int, total: int) -> None:
 
 
 def _one_game(args: tuple[Any, ...]) -> GameResult:
-    rules, seed, bots, rotation, hands, time_control, unsafe = args
+    rules, seed, bots, rotation, hands, time_control, unsafe, sandbox = args
     return play_game(rules, seed, bots, rotation=rotation, hands=hands,
-                     time_control=time_control, unsafe=unsafe)  # fmt: skip
+                     time_control=time_control, unsafe=unsafe, sandbox=sandbox)  # fmt: skip
 
 
 def _play(args: argparse.Namespace) -> int:
@@ -74,7 +74,16 @@ def _play(args: argparse.Namespace) -> int:
     time_control = None if args.no_clock else TimeControl(args.move_time, args.time_bank)
     rotations = range(rules.players) if args.duplicate else range(1)
     jobs = [
-        (rules, args.seed + g, args.bots, r, args.hands, time_control, args.unsafe_no_sandbox)
+        (
+            rules,
+            args.seed + g,
+            args.bots,
+            r,
+            args.hands,
+            time_control,
+            args.unsafe_no_sandbox,
+            args.sandbox,
+        )  # fmt: skip
         for g in range(games)
         for r in rotations
     ]
@@ -179,6 +188,9 @@ def main(argv: list[str] | None = None) -> int:
     play.add_argument("--move-time", type=float, default=1.0, help="seconds per move (default 1)")
     play.add_argument("--time-bank", type=float, default=10.0, help="seconds of bank per match")
     play.add_argument("--no-clock", action="store_true", help="no time limits")
+    play.add_argument(
+        "--sandbox", choices=["bubblewrap", "docker"], help="default: $BIDEL_SANDBOX or bubblewrap"
+    )
     play.add_argument("--unsafe-no-sandbox", action="store_true",
                       help="run bot files without the sandbox: only for your own bot")  # fmt: skip
     replay_cmd = commands.add_parser("replay", help="show a recorded game trick by trick")

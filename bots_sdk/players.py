@@ -21,7 +21,7 @@ from typing import Any, Protocol
 
 from bots_sdk.bot import Bot
 from bots_sdk.protocol import MAX_LINE, VERSION, ProtocolError, decode, encode
-from bots_sdk.sandbox import Bubblewrap, Limits, Unsandboxed
+from bots_sdk.sandbox import Bubblewrap, Docker, Launcher, Limits, Unsandboxed
 from bots_sdk.view import View
 
 #: Fault classes recorded against a seat.
@@ -149,7 +149,7 @@ class ProcessPlayer:
     """A bot file run in its own process and spoken to over the protocol."""
 
     path: Path
-    launcher: Bubblewrap | Unsandboxed
+    launcher: Launcher
     startup_timeout: float = 20.0
     limits: Limits = field(default_factory=Limits)
     name: str = ""
@@ -162,6 +162,7 @@ class ProcessPlayer:
     stale: set[int] = field(default_factory=set)
     bot_pid: int | None = None
     sandbox_init: int | None = None
+    argv: list[str] = field(default_factory=list)
     cpu_mark: float = 0.0
 
     def __post_init__(self) -> None:
@@ -171,6 +172,7 @@ class ProcessPlayer:
 
     def start(self, seat: int, rules_spec: Any, seed: int) -> Fault | None:
         argv, env = self.launcher.command(self.path, seat)
+        self.argv = argv
         info_read = info_write = -1
         if isinstance(self.launcher, Bubblewrap):
             # bwrap reports the sandboxed process's pid: its CPU time is what the clock counts.
@@ -191,8 +193,9 @@ class ProcessPlayer:
                 info_read, time.monotonic() + self.startup_timeout
             )
             os.close(info_read)
-        else:
+        elif isinstance(self.launcher, Unsandboxed):
             self.bot_pid = self.process.pid
+        # (a container's CPU is not ours to read: its clock is the wall clock)
         self.cpu_mark = self._cpu() or 0.0
         hello = {
             "type": "hello",
@@ -389,6 +392,8 @@ class ProcessPlayer:
             os.killpg(self.process.pid, signal.SIGKILL)
         except (ProcessLookupError, PermissionError):
             pass
+        if isinstance(self.launcher, Docker):
+            Docker.stop(self.argv)
         _wait_gone(doomed, time.monotonic() + 10)
         try:
             self.process.wait(timeout=10)

@@ -26,7 +26,7 @@ from typing import Any
 from bots_sdk.bot import lowest, strength
 from bots_sdk.builtin import BUILTIN, make_builtin
 from bots_sdk.players import Answer, Fault, InProcessPlayer, Player, ProcessPlayer
-from bots_sdk.sandbox import Bubblewrap, Limits, Unsandboxed, default_launcher
+from bots_sdk.sandbox import Launcher, Limits, default_launcher
 from bots_sdk.view import View
 from engine.rules import RuleSet
 from engine.state import GameState, IllegalMoveError, Phase
@@ -129,9 +129,7 @@ class _Seat:
         self.fallback = False
 
 
-def _player_for(
-    source: str, seed: int, launcher_factory: Callable[[], Bubblewrap | Unsandboxed]
-) -> Player:
+def _player_for(source: str, seed: int, launcher_factory: Callable[[], Launcher]) -> Player:
     if source in BUILTIN:
         return InProcessPlayer(make_builtin(source, seed))
     return ProcessPlayer(Path(source), launcher_factory())
@@ -167,9 +165,11 @@ def run_match(
     time_control: TimeControl | None = None,
     unsafe: bool = False,
     limits: Limits | None = None,
+    sandbox: str | None = None,
     on_progress: Callable[[int, int], None] | None = None,
 ) -> MatchResult:
-    """Play a match; see the module docstring. ``bots`` are built-in names or bot files."""
+    """Play a match; see the module docstring. ``bots`` are built-in names or bot files;
+    ``sandbox`` names the backend for bot files (default: ``BIDEL_SANDBOX`` or bubblewrap)."""
     original = RuleSet.from_spec(rules)
     rotations = range(original.players) if duplicate else range(1)
     total = games * len(rotations)
@@ -186,6 +186,7 @@ def run_match(
                     time_control=time_control,
                     unsafe=unsafe,
                     limits=limits,
+                    sandbox=sandbox,
                 )
             )
             if on_progress:
@@ -205,6 +206,7 @@ def play_game(
     time_control: TimeControl | None = None,
     unsafe: bool = False,
     limits: Limits | None = None,
+    sandbox: str | None = None,
 ) -> GameResult:
     """One game of a match: ``bots`` seated moved ``rotation`` seats along (seat s gets
     ``bots[(s + rotation) % n]``), dealt from ``seed``."""
@@ -213,12 +215,12 @@ def play_game(
         raise ValueError(f"{ruleset.players} seats need {ruleset.players} bots, not {len(bots)}")
     if hands is not None:
         ruleset = ruleset.with_overrides(target=10**9)  # the hand count ends the game
-    launcher: Bubblewrap | Unsandboxed | None = None
+    launcher: Launcher | None = None
 
-    def launcher_factory() -> Bubblewrap | Unsandboxed:
+    def launcher_factory() -> Launcher:
         nonlocal launcher
         if launcher is None:
-            launcher = default_launcher(unsafe, limits)
+            launcher = default_launcher(unsafe, limits, sandbox)
         return launcher
 
     seating = [bots[(s + rotation) % ruleset.players] for s in range(ruleset.players)]
@@ -232,7 +234,7 @@ def _play_game(
     rotation: int,
     hands: int | None,
     time_control: TimeControl | None,
-    launcher_factory: Callable[[], Bubblewrap | Unsandboxed],
+    launcher_factory: Callable[[], Launcher],
 ) -> GameResult:
     state = GameState(rules, seed=seed)
     seats: list[_Seat] = []

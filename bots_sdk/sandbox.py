@@ -24,6 +24,7 @@ import os
 import shutil
 import subprocess
 import sys
+import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -155,11 +156,94 @@ def _open_dirs(paths: list[str]) -> list[str]:
     return out
 
 
+@dataclass
+class Docker:
+    """The production backend: each bot in its own container (``docker run -i``) with no
+    network, a read-only root, memory, CPU and process limits, no capabilities, an
+    unprivileged user and no environment of the worker. Every container carries the label
+    ``bidel.bot`` so :meth:`janitor` can remove leftovers. Give workers this launcher through a
+    separate runner host's Docker endpoint (``DOCKER_HOST``), never the local socket: the
+    socket is root-equivalent.
+    """
+
+    limits: Limits = field(default_factory=Limits)
+    image: str = "python:3.11-slim"
+    layers: list[str] = field(
+        default_factory=lambda: [
+            "container: no network, read-only root, private tmpfs",
+            "memory, CPU, process limits",
+            "no capabilities, no new privileges, uid 65534",
+            "empty environment",
+        ]
+    )
+
+    @staticmethod
+    def check() -> None:
+        """Raise :class:`SandboxUnavailable` unless a Docker engine answers."""
+        if shutil.which("docker") is None:
+            raise SandboxUnavailable("the docker client is not installed")
+        probe = subprocess.run(["docker", "info", "--format", "{{.ServerVersion}}"],
+                               capture_output=True, text=True, timeout=30)  # fmt: skip
+        if probe.returncode != 0:
+            raise SandboxUnavailable(f"no Docker engine answers: {probe.stderr.strip()[:200]}")
+
+    def command(self, bot: Path, seat: int) -> tuple[list[str], dict[str, str]]:
+        limits = self.limits
+        inside = f"/bot/{bot.name}"
+        argv = [
+            "docker", "run", "--rm", "-i", "--init", "--network", "none", "--read-only",
+            "--tmpfs", f"/tmp:size={limits.tmp_mb}m",
+            "--memory", f"{limits.memory_mb}m", "--memory-swap", f"{limits.memory_mb}m",
+            "--pids-limit", str(limits.processes), "--cpus", "1",
+            "--ulimit", f"cpu={limits.cpu_seconds}:{limits.cpu_seconds + 1}",
+            "--ulimit", f"fsize={limits.file_size_mb * 1024 * 1024}",
+            "--ulimit", f"nofile={limits.open_files}",
+            "--cap-drop", "ALL", "--security-opt", "no-new-privileges", "--user", "65534",
+            "--name", f"bidel-bot-{os.getpid()}-{seat}-{uuid.uuid4().hex[:8]}",
+            "--label", "bidel.bot=1", "--label", f"bidel.seat={seat}",
+            "-v", f"{SDK_ROOT / 'engine'}:/sdk/engine:ro",
+            "-v", f"{SDK_ROOT / 'bots_sdk'}:/sdk/bots_sdk:ro",
+            "-v", f"{bot.resolve()}:{inside}:ro",
+            "-w", "/tmp",
+            self.image, "python", "-I", "-S", "-B", "-c", _HOST, inside, "/tmp",
+        ]  # fmt: skip
+        return argv, {"PATH": os.environ.get("PATH", "/usr/bin:/bin")}
+
+    @staticmethod
+    def stop(argv: list[str]) -> None:
+        """Remove the container started by ``argv`` (killing the client does not stop it)."""
+        name = argv[argv.index("--name") + 1]
+        subprocess.run(["docker", "rm", "-f", name], capture_output=True, timeout=60)
+
+    @staticmethod
+    def janitor() -> int:
+        """Remove every container of a bot that is still there; returns how many."""
+        listed = subprocess.run(["docker", "ps", "-aq", "--filter", "label=bidel.bot"],
+                                capture_output=True, text=True, timeout=60)  # fmt: skip
+        ids = listed.stdout.split()
+        if ids:
+            subprocess.run(["docker", "rm", "-f", *ids], capture_output=True, timeout=120)
+        return len(ids)
+
+
+Launcher = Unsandboxed | Bubblewrap | Docker
+#: The backends by name (the ``BIDEL_SANDBOX`` setting, or the ``sandbox`` argument).
+BACKENDS = {"bubblewrap": Bubblewrap, "docker": Docker}
+
+
 def default_launcher(
-    unsafe: bool = False, limits: Limits | None = None
-) -> Unsandboxed | Bubblewrap:
-    """The launcher for untrusted bots: bubblewrap, or refuse (unless ``unsafe``)."""
+    unsafe: bool = False, limits: Limits | None = None, backend: str | None = None
+) -> Launcher:
+    """The launcher for untrusted bots: the chosen backend (``BIDEL_SANDBOX``, default
+    bubblewrap), or refuse with the missing layer named, unless ``unsafe``."""
     if unsafe:
         return Unsandboxed()
-    Bubblewrap.check()
-    return Bubblewrap(limits=limits or Limits())
+    name = backend or os.environ.get("BIDEL_SANDBOX", "bubblewrap")
+    try:
+        cls = BACKENDS[name]
+    except KeyError:
+        raise SandboxUnavailable(
+            f"unknown sandbox backend {name!r}; use {' or '.join(BACKENDS)}"
+        ) from None
+    cls.check()
+    return cls(limits=limits or Limits())
