@@ -19,20 +19,11 @@ from __future__ import annotations
 
 import random
 
-from engine.cards import CARD_RANK, CARD_SUIT, DECK_SIZE, SUIT_MASKS, card_index
+from engine.cards import CARD_RANK, CARD_SUIT, DECK_SIZE, SUIT_MASKS, card_index, indices
 from engine.state import GameState, Phase
 
 _QUEEN = card_index("QS")
 _HEARTS = SUIT_MASKS[2]
-
-
-def _bits(mask: int) -> list[int]:
-    out = []
-    while mask:
-        low = mask & -mask
-        out.append(low.bit_length() - 1)
-        mask ^= low
-    return out
 
 
 def _rank(index: int) -> int:
@@ -41,7 +32,7 @@ def _rank(index: int) -> int:
 
 def choose_ducking(state: GameState, rng: random.Random, epsilon: float = 0.1) -> int:
     """The card index the ducking policy plays now."""
-    legal = _bits(state.legal_mask())
+    legal = indices(state.legal_mask())
     if len(legal) == 1:
         return legal[0]
     if rng.random() < epsilon:

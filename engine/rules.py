@@ -316,50 +316,37 @@ class _Derived:
         )
 
 
+# Seed 001's rules of play, shared by `persian` and its point games.
+_SEED_001: Final[Mapping[str, Any]] = {
+    "pass_cycle": _PERSIAN_CYCLE,
+    "hearts_break": "heart",
+    "tie_break": "highest_diamond",
+    "only_hearts_lead": "redeal",
+}
+_FORTY: Final[Mapping[str, Any]] = {
+    "heart_points": _BLACK_LADY_40_HEARTS,
+    "queen_points": 17,
+    "moon_points": 26,
+    "target": 100,
+}
+
 PRESETS: Final[Mapping[str, Mapping[str, Any]]] = {
     # Seed 003: pass left, right, across, hold; a heart or the QS breaks hearts; to 100;
     # a tie for the lowest total plays another hand.
     "standard": {},
     # Seeds 000/001: pass right, left, across, hold; only a heart breaks hearts; seed 001's
     # highest-diamond tie-break and redeal on an only-hearts lead (000 is silent on both).
-    "persian": {
-        "pass_cycle": _PERSIAN_CYCLE,
-        "hearts_break": "heart",
-        "tie_break": "highest_diamond",
-        "only_hearts_lead": "redeal",
-    },
+    "persian": dict(_SEED_001),
     # Seed 001's point games keep its other rules; the moon gives the others 26.
     "black_lady_54": {
-        "pass_cycle": _PERSIAN_CYCLE,
-        "hearts_break": "heart",
-        "tie_break": "highest_diamond",
-        "only_hearts_lead": "redeal",
+        **_SEED_001,
         "heart_points": _BLACK_LADY_54_HEARTS,
         "queen_points": 17,
         "moon_points": 26,
         "target": 500,
     },
-    "black_lady_40": {
-        "pass_cycle": _PERSIAN_CYCLE,
-        "hearts_break": "heart",
-        "tie_break": "highest_diamond",
-        "only_hearts_lead": "redeal",
-        "heart_points": _BLACK_LADY_40_HEARTS,
-        "queen_points": 17,
-        "moon_points": 26,
-        "target": 100,
-    },
-    "hokm_40": {
-        "pass_cycle": _PERSIAN_CYCLE,
-        "hearts_break": "heart",
-        "tie_break": "highest_diamond",
-        "only_hearts_lead": "redeal",
-        "heart_points": _BLACK_LADY_40_HEARTS,
-        "queen_points": 17,
-        "moon_points": 26,
-        "target": 100,
-        "hokm": True,
-    },
+    "black_lady_40": {**_SEED_001, **_FORTY},
+    "hokm_40": {**_SEED_001, **_FORTY, "hokm": True},
     # Seed 003's variants of the standard game.
     "omnibus": {"jd_bonus": -10},
     "kitty": {"kitty": 4, "removed": ()},

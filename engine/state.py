@@ -339,6 +339,14 @@ class GameState:
         deal: Sequence[Sequence[str]] | None = None,
         kitty: Sequence[str] | None = None,
     ) -> None:
+        self._setup(rules, seed)
+        hands, kitty_mask = self._obtain_deal(deal, kitty)
+        self._start_hand(hands, kitty_mask)
+
+    def _setup(
+        self, rules: RuleSet, seed: int | None, hand_number: int = 0, totals: Sequence[int] = ()
+    ) -> None:
+        """The game-level fields, before any hand is dealt."""
         self.rules = rules
         self.seed = seed
         self.n = rules.players
@@ -352,14 +360,12 @@ class GameState:
         )
         self._hand_size = derived.hand_size
         self._cancel = rules.cancellation
-        self.hand_number = 0
+        self.hand_number = hand_number
         self.attempt = 0
-        self.totals = [0] * self.n
+        self.totals = list(totals) if totals else [0] * self.n
         self.history = []
         self.hakem = None
         self.winners = []
-        hands, kitty_mask = self._obtain_deal(deal, kitty)
-        self._start_hand(hands, kitty_mask)
 
     @classmethod
     def at_play(
@@ -384,25 +390,8 @@ class GameState:
         ('play', ['2C'])
         """
         state = _new_state(cls)
-        state.rules = rules
-        state.seed = None
-        state.n = rules.players
-        derived = rules._derived
-        state._point_mask = derived.point_mask
-        state._heart_mask = derived.heart_mask
-        state._breaks_mask = (
-            derived.heart_mask | derived.queen_mask
-            if rules.hearts_break == "heart_or_queen"
-            else derived.heart_mask
-        )
-        state._hand_size = derived.hand_size
-        state._cancel = rules.cancellation
-        state.hand_number = hand_number
-        state.attempt = 0
-        state.totals = list(totals) if totals is not None else [0] * rules.players
-        state.history = []
+        state._setup(rules, None, hand_number, totals or ())
         state.hakem = hakem
-        state.winners = []
         masks, kitty_mask = parse_deal(rules, hands, kitty)
         state._start_hand(masks, kitty_mask, at_play=True)
         if trump is not None:
