@@ -23,7 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from bots_sdk.builtin.simple import LowBot  # noqa: E402
 from bots_sdk.players import Answer, InProcessPlayer, ProcessPlayer  # noqa: E402
 from bots_sdk.runner import fallback_action  # noqa: E402
-from bots_sdk.sandbox import Bubblewrap, SandboxUnavailable, Unsandboxed  # noqa: E402
+from bots_sdk.sandbox import Bubblewrap, Namespaces, SandboxUnavailable, Unsandboxed  # noqa: E402
 from bots_sdk.view import View  # noqa: E402
 from engine.rules import RuleSet  # noqa: E402
 from engine.state import GameState, Phase  # noqa: E402
@@ -93,12 +93,16 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as folder:
         bot = Path(folder) / "lowest.py"
         bot.write_text(BOT)
-        launchers = {"plain subprocess": Unsandboxed}
-        try:
-            Bubblewrap.check()
-            launchers["sandboxed (bubblewrap)"] = Bubblewrap
-        except SandboxUnavailable as exc:
-            print(f"(no sandbox here: {exc})")
+        launchers: dict[str, type] = {"plain subprocess": Unsandboxed}
+        for name, backend in (
+            ("sandboxed (bubblewrap)", Bubblewrap),
+            ("sandboxed (namespaces)", Namespaces),
+        ):
+            try:
+                backend.check()
+                launchers[name] = backend
+            except SandboxUnavailable as exc:
+                print(f"({name}: not here: {exc})")
         print(f"Bot start-up, spawn to 'ready' ({args.starts} starts):")
         for name, launcher in launchers.items():
             times = startups(lambda launcher=launcher: ProcessPlayer(bot, launcher()), args.starts)

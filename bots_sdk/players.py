@@ -21,7 +21,7 @@ from typing import Any, Protocol
 
 from bots_sdk.bot import Bot
 from bots_sdk.protocol import MAX_LINE, VERSION, ProtocolError, decode, encode
-from bots_sdk.sandbox import Bubblewrap, Docker, Launcher, Limits, Unsandboxed
+from bots_sdk.sandbox import Bubblewrap, Docker, Launcher, Limits, Namespaces, Unsandboxed
 from bots_sdk.view import View
 
 #: Fault classes recorded against a seat.
@@ -87,15 +87,20 @@ def _sandboxed_pids(info_fd: int, deadline: float) -> tuple[int | None, int | No
         init = int(json.loads(data)["child-pid"])
     except (ValueError, KeyError):
         return None, None
+    return init, _child_of(init, deadline)
+
+
+def _child_of(pid: int, deadline: float) -> int | None:
+    """The first child of ``pid``, waiting for it to be forked (until ``deadline``)."""
     while time.monotonic() < deadline:
         try:
-            children = Path(f"/proc/{init}/task/{init}/children").read_text().split()
+            children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
         except OSError:
-            return init, None
+            return None
         if children:
-            return init, int(children[0])
-        select.select([], [], [], 0.002)  # the init forks the bot right after reporting
-    return init, None
+            return int(children[0])
+        select.select([], [], [], 0.002)  # forked right after: a short wait
+    return None
 
 
 def _wait_gone(pids: list[int], deadline: float) -> None:
@@ -193,6 +198,12 @@ class ProcessPlayer:
                 info_read, time.monotonic() + self.startup_timeout
             )
             os.close(info_read)
+        elif isinstance(self.launcher, Namespaces):
+            # prlimit and unshare -> the sandbox's init (PID 1 inside) -> the bot
+            deadline = time.monotonic() + self.startup_timeout
+            self.sandbox_init = _child_of(self.process.pid, deadline)
+            if self.sandbox_init is not None:
+                self.bot_pid = _child_of(self.sandbox_init, deadline)
         elif isinstance(self.launcher, Unsandboxed):
             self.bot_pid = self.process.pid
         # (a container's CPU is not ours to read: its clock is the wall clock)

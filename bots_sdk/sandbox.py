@@ -1,5 +1,7 @@
-"""How a bot process is launched: isolated by layers (bubblewrap), or not at all in the
-author's debug mode.
+"""How a bot process is launched: isolated by layers, or not at all in the author's debug
+mode. Backends (``BIDEL_SANDBOX``): ``bubblewrap`` where it is installed, else ``namespaces``
+(the same layers made with ``unshare`` and :mod:`bots_sdk.sandbox_init`), and ``docker`` for
+production hosts.
 
 The sandboxed chain, exec'd (no ``preexec_fn``) from an empty environment::
 
@@ -112,14 +114,7 @@ class Bubblewrap:
         uid = str(self.uid(seat))
         inside = f"/bot/{bot.name}"
         argv = [
-            "prlimit",
-            f"--as={limits.memory_mb * 1024 * 1024}",
-            f"--cpu={limits.cpu_seconds}:{limits.cpu_seconds + 1}",  # SIGXCPU, then SIGKILL
-            f"--fsize={limits.file_size_mb * 1024 * 1024}",
-            f"--nofile={limits.open_files}",
-            f"--nproc={limits.processes}",
-            "--core=0",
-            "--",
+            *_prlimit(limits),
             "bwrap",
             "--unshare-net", "--unshare-pid", "--unshare-ipc", "--unshare-uts",
             "--die-with-parent", "--new-session", "--clearenv",
@@ -144,6 +139,19 @@ class Bubblewrap:
         return argv, {}
 
 
+def _prlimit(limits: Limits) -> list[str]:
+    return [
+        "prlimit",
+        f"--as={limits.memory_mb * 1024 * 1024}",
+        f"--cpu={limits.cpu_seconds}:{limits.cpu_seconds + 1}",  # SIGXCPU, then SIGKILL
+        f"--fsize={limits.file_size_mb * 1024 * 1024}",
+        f"--nofile={limits.open_files}",
+        f"--nproc={limits.processes}",
+        "--core=0",
+        "--",
+    ]
+
+
 def _parents(path: Path) -> list[str]:
     return [str(p) for p in reversed(path.parents) if str(p) != "/"] + [str(path)]
 
@@ -154,6 +162,60 @@ def _open_dirs(paths: list[str]) -> list[str]:
     for path in paths:
         out += ["--perms", "0755", "--dir", path]
     return out
+
+
+@dataclass
+class Namespaces:
+    """The same layers without bubblewrap, for hosts that lack it: ``unshare`` (util-linux)
+    makes the namespaces and :mod:`bots_sdk.sandbox_init` (PID 1 inside) mounts a root of its
+    own, chroots, and runs the bot under its uid as its child."""
+
+    limits: Limits = field(default_factory=Limits)
+    base_uid: int = 61000
+    layers: list[str] = field(
+        default_factory=lambda: [
+            "network namespace (no network)",
+            "pid namespace with a reaper at PID 1",
+            "read-only filesystem: runtime, SDK and the bot only",
+            "private tmpfs",
+            "unprivileged uid per seat",
+            "rlimits: memory, CPU, processes, file size, open files",
+            "empty environment",
+        ]
+    )
+
+    @staticmethod
+    def check() -> None:
+        """Raise :class:`SandboxUnavailable` naming what is missing on this host."""
+        for tool in ("unshare", "prlimit", "mount"):
+            if shutil.which(tool) is None:
+                raise SandboxUnavailable(
+                    f"{tool} is not installed (util-linux): the sandbox needs it"
+                )
+        if os.geteuid() != 0:
+            raise SandboxUnavailable("the sandbox switches each bot to its own uid: run as root")
+        probe = subprocess.run(["unshare", "--mount", "--net", "--pid", "--fork", "true"],
+                               capture_output=True, text=True, timeout=30)  # fmt: skip
+        if probe.returncode != 0:
+            raise SandboxUnavailable(f"cannot create namespaces here: {probe.stderr.strip()}")
+
+    def uid(self, seat: int) -> int:
+        return self.base_uid + (os.getpid() % 4000) * 16 + seat
+
+    def command(self, bot: Path, seat: int) -> tuple[list[str], dict[str, str]]:
+        limits = self.limits
+        python = str(Path(os.path.realpath(sys.executable)))
+        runtime = str(Path(sys.base_prefix).resolve())
+        inside = f"/bot/{bot.name}"
+        argv = [
+            *_prlimit(limits),
+            "unshare", "--mount", "--net", "--pid", "--ipc", "--uts", "--fork",
+            "--kill-child", "--propagation", "private", "--",
+            python, "-I", "-S", "-B", str(SDK_ROOT / "bots_sdk" / "sandbox_init.py"),
+            str(self.uid(seat)), str(limits.tmp_mb), runtime, str(SDK_ROOT), str(bot.resolve()),
+            "--", python, "-I", "-S", "-B", "-c", _HOST, inside, "/tmp",
+        ]  # fmt: skip
+        return argv, {}
 
 
 @dataclass
@@ -226,9 +288,13 @@ class Docker:
         return len(ids)
 
 
-Launcher = Unsandboxed | Bubblewrap | Docker
+Launcher = Unsandboxed | Bubblewrap | Namespaces | Docker
 #: The backends by name (the ``BIDEL_SANDBOX`` setting, or the ``sandbox`` argument).
-BACKENDS = {"bubblewrap": Bubblewrap, "docker": Docker}
+BACKENDS: dict[str, type[Bubblewrap] | type[Namespaces] | type[Docker]] = {
+    "bubblewrap": Bubblewrap,
+    "namespaces": Namespaces,
+    "docker": Docker,
+}
 
 
 def default_launcher(

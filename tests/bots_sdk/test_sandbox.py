@@ -8,18 +8,29 @@ from pathlib import Path
 import pytest
 
 from bots_sdk.runner import GameResult, TimeControl, run_match
-from bots_sdk.sandbox import Bubblewrap, Limits, SandboxUnavailable
+from bots_sdk.sandbox import BACKENDS, Bubblewrap, Limits, SandboxUnavailable
 from engine.record import verify
 
 HOSTILE = Path(__file__).parent / "hostile"
 
-try:
-    Bubblewrap.check()
-    SANDBOX_PROBLEM = ""
-except SandboxUnavailable as exc:
-    SANDBOX_PROBLEM = str(exc)
 
-pytestmark = pytest.mark.skipif(bool(SANDBOX_PROBLEM), reason=f"no sandbox here: {SANDBOX_PROBLEM}")
+def _problem(name: str) -> str:
+    try:
+        BACKENDS[name].check()
+    except SandboxUnavailable as exc:
+        return str(exc)
+    return ""
+
+
+# Every hostile bot against each local backend: bubblewrap, and the namespaces directly.
+@pytest.fixture(params=["bubblewrap", "namespaces"], autouse=True)
+def backend(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    problem = _problem(request.param)
+    if problem:
+        pytest.skip(f"no {request.param} sandbox here: {problem}")
+    monkeypatch.setenv("BIDEL_SANDBOX", request.param)
+    return str(request.param)
+
 
 FAST_CLOCK = TimeControl(move=0.05, bank=0.1)
 LIMITS = Limits(cpu_seconds=2, memory_mb=256)
