@@ -1,1 +1,262 @@
-"""The arena's tables (bots, versions, matches, ladders, tournaments) arrive with their issues."""
+"""The arena's tables. Writes go through ``arena.services``; these classes hold data only."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+
+
+def standard_rules() -> str:
+    """The default rules spec (a callable: JSON defaults must not be shared objects)."""
+    return "standard"
+
+
+class Bot(models.Model):
+    """A bot: a name, an owner and a history of uploaded versions."""
+
+    #: The account that uploads its versions and sees its logs.
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="bots"
+    )
+    #: Unique across the platform (built-in names are reserved).
+    name = models.CharField(max_length=64, unique=True)
+    #: Free text shown on the bot's page.
+    description = models.TextField(blank=True, default="")
+    #: Staff can disable a bot: it leaves matchmaking.
+    disabled = models.BooleanField(default=False)
+    #: When it was created.
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["id"]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class BotVersion(models.Model):
+    """One uploaded version of a bot's code, validated before it plays."""
+
+    class Status(models.TextChoices):
+        #: Uploaded, waiting for its validation match.
+        PENDING = "pending"
+        #: Its validation match is running.
+        VALIDATING = "validating"
+        #: Passed validation: the bot's current version in matchmaking.
+        ACTIVE = "active"
+        #: Failed validation; the log says why.
+        REJECTED = "rejected"
+        #: An older active version, replaced by a newer one.
+        RETIRED = "retired"
+
+    #: The bot it belongs to.
+    bot = models.ForeignKey(Bot, on_delete=models.CASCADE, related_name="versions")
+    #: 1, 2, 3 … per bot.
+    number = models.PositiveIntegerField()
+    #: ``.py`` or ``.zip``, as uploaded.
+    filename = models.CharField(max_length=128)
+    #: The uploaded bytes.
+    code = models.BinaryField()
+    #: SHA-256 of ``code``, hex.
+    sha256 = models.CharField(max_length=64)
+    #: See :class:`Status`.
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.PENDING)
+    #: What validation found (shown to the owner only).
+    validation_log = models.TextField(blank=True, default="")
+    #: When it was uploaded.
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["bot_id", "number"]
+        constraints = [
+            models.UniqueConstraint(fields=["bot", "number"], name="unique_version_number")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.bot.name} v{self.number}"
+
+
+class Ladder(models.Model):
+    """A standing competition: rules, table size, and how matches are made."""
+
+    #: Unique name, e.g. ``standard``.
+    name = models.CharField(max_length=64, unique=True)
+    #: The rules spec (a preset name or ``{"preset": ..., setting: value}``).
+    rules = models.JSONField(default=standard_rules)
+    #: Seats per match.
+    table_size = models.PositiveSmallIntegerField(default=4)
+    #: Hands per match; null plays a game to the target score.
+    hands = models.PositiveIntegerField(null=True, blank=True)
+    #: Matches of this ladder queued or running at once, at most.
+    concurrency = models.PositiveIntegerField(default=4)
+    #: Only active ladders get new matches.
+    active = models.BooleanField(default=True)
+
+    class Meta:
+        ordering = ["id"]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class LadderEntry(models.Model):
+    """A participant of a ladder: a bot (playing its active version) or a built-in."""
+
+    #: The ladder.
+    ladder = models.ForeignKey(Ladder, on_delete=models.CASCADE, related_name="entries")
+    #: The bot, for an uploaded bot.
+    bot = models.ForeignKey(
+        Bot, null=True, blank=True, on_delete=models.CASCADE, related_name="entries"
+    )
+    #: The built-in (random, low, heuristic, montecarlo): a fixed reference point.
+    builtin = models.CharField(max_length=32, blank=True, default="")
+    #: The incremental multiplayer Elo, updated once per finished rated match.
+    live_elo = models.FloatField(default=1500.0)
+    #: When it joined.
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["ladder", "bot"],
+                name="unique_bot_entry",
+                condition=models.Q(bot__isnull=False),
+            ),  # fmt: skip
+            models.UniqueConstraint(
+                fields=["ladder", "builtin"],
+                name="unique_builtin_entry",
+                condition=~models.Q(builtin=""),
+            ),  # fmt: skip
+            models.CheckConstraint(
+                condition=models.Q(bot__isnull=False, builtin="")
+                | models.Q(bot__isnull=True) & ~models.Q(builtin=""),
+                name="entry_is_bot_or_builtin",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.label} in {self.ladder_id}"
+
+    @property
+    def label(self) -> str:
+        """The name shown in tables: the bot's name or the built-in's."""
+        return self.bot.name if self.bot else self.builtin
+
+
+class Match(models.Model):
+    """One match: who sat where, how it went, its game record."""
+
+    class Kind(models.TextChoices):
+        #: Made by a ladder's matchmaking; rated.
+        LADDER = "ladder"
+        #: Requested by a user; never rated.
+        CHALLENGE = "challenge"
+        #: Part of a tournament.
+        TOURNAMENT = "tournament"
+        #: A new version's validation match.
+        VALIDATION = "validation"
+
+    class Status(models.TextChoices):
+        #: Waiting for a worker.
+        QUEUED = "queued"
+        #: Claimed by a worker (until ``lease_until``).
+        RUNNING = "running"
+        #: Played; the record and seats are stored.
+        FINISHED = "finished"
+        #: Could not be played for platform reasons after every attempt; never rated.
+        FAILED = "failed"
+
+    #: See :class:`Kind`.
+    kind = models.CharField(max_length=16, choices=Kind.choices)
+    #: See :class:`Status`.
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.QUEUED)
+    #: The rules spec.
+    rules = models.JSONField(default=standard_rules)
+    #: The deal seed: the same seed replays the same deals.
+    seed = models.BigIntegerField()
+    #: Hands to play; null plays a game to the target.
+    hands = models.PositiveIntegerField(null=True, blank=True)
+    #: The engine's version that played it.
+    engine_version = models.CharField(max_length=32, blank=True, default="")
+    #: The ladder it counts for, if any.
+    ladder = models.ForeignKey(
+        Ladder, null=True, blank=True, on_delete=models.SET_NULL, related_name="matches"
+    )
+    #: Who asked for it (challenges).
+    requested_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL
+    )
+    #: How many times a worker has claimed it.
+    attempts = models.PositiveIntegerField(default=0)
+    #: A running match whose lease has passed is given to another worker.
+    lease_until = models.DateTimeField(null=True, blank=True)
+    #: The game record (engine format, with per-seat extras).
+    record = models.JSONField(null=True, blank=True)
+    #: Why it failed, for the operators.
+    error = models.TextField(blank=True, default="")
+    #: Whether its result has been applied to ``live_elo`` (exactly once).
+    live_elo_applied = models.BooleanField(default=False)
+    created_at = models.DateTimeField(auto_now_add=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-id"]
+        indexes = [
+            models.Index(fields=["status", "lease_until"]),
+            models.Index(fields=["ladder", "status"]),
+        ]
+
+    def __str__(self) -> str:
+        return f"match {self.pk} ({self.kind}, {self.status})"
+
+
+class MatchSeat(models.Model):
+    """One seat of a match: who played it and how it finished."""
+
+    #: The match.
+    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="seats")
+    #: 0..n-1, in play order.
+    seat = models.PositiveSmallIntegerField()
+    #: The ladder entry, for ladder matches.
+    entry = models.ForeignKey(LadderEntry, null=True, blank=True, on_delete=models.SET_NULL)
+    #: The bot version that played (uploaded bots), frozen at creation.
+    version = models.ForeignKey(BotVersion, null=True, blank=True, on_delete=models.PROTECT)
+    #: The built-in that played, if it was one.
+    builtin = models.CharField(max_length=32, blank=True, default="")
+    #: Final total (lower is better); null until finished.
+    score = models.IntegerField(null=True, blank=True)
+    #: Finishing place, 0 = first; ties share.
+    rank = models.PositiveSmallIntegerField(null=True, blank=True)
+    #: Faults recorded against the seat (class, detail, decision, hand, play).
+    faults = models.JSONField(default=list)
+    #: The bot's captured stderr (its owner only).
+    stderr = models.TextField(blank=True, default="")
+
+    class Meta:
+        ordering = ["match_id", "seat"]
+        constraints = [models.UniqueConstraint(fields=["match", "seat"], name="unique_match_seat")]
+
+    def __str__(self) -> str:
+        return f"seat {self.seat} of match {self.match_id}"
+
+
+class Rating(models.Model):
+    """A ladder entry's fitted rating, derived from the ladder's whole match log."""
+
+    #: The entry rated.
+    entry = models.OneToOneField(LadderEntry, on_delete=models.CASCADE, related_name="rating")
+    #: Elo-scale Plackett–Luce rating.
+    rating = models.FloatField()
+    #: 95% interval.
+    low = models.FloatField()
+    high = models.FloatField()
+    #: Rated matches behind it.
+    matches = models.PositiveIntegerField()
+    #: The number of finished rated matches of the ladder when fitted.
+    fitted_on = models.PositiveIntegerField(default=0)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    def __str__(self) -> str:
+        return f"{self.rating:.0f} [{self.low:.0f}, {self.high:.0f}]"

@@ -171,6 +171,10 @@ CELERY_ENABLE_UTC = True
 
 HEALTH_TIMEOUT = float(env.int("HEALTH_TIMEOUT", 1, minimum=1))
 
+# Uploaded bots run in the sandbox (bots_sdk.sandbox; BIDEL_SANDBOX picks the backend). Only a
+# development machine without one may turn it off, and then runs only its own bots.
+BIDEL_UNSAFE_NO_SANDBOX = env.bool("BIDEL_UNSAFE_NO_SANDBOX", False)
+
 # --- REST API -------------------------------------------------------------------------------
 
 REST_FRAMEWORK = {

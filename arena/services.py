@@ -1,0 +1,399 @@
+"""The arena's workflows. Every write goes through here: keyword-only, typed, atomic, and
+guarded by a status check so that running one twice is harmless (a redelivered task finds
+the work done and stops)."""
+
+from __future__ import annotations
+
+import hashlib
+import random
+import tempfile
+from dataclasses import dataclass
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.core.exceptions import ValidationError
+from django.db import transaction
+from django.db.models import F, Max, Q
+from django.utils import timezone
+
+import engine
+from arena.models import Bot, BotVersion, Ladder, LadderEntry, Match, MatchSeat, Rating
+from arena.ratings import Table, fit_ratings, live_elo, places_from_scores
+from arena.uploads import check_upload
+from bots_sdk.builtin import BUILTIN
+from bots_sdk.runner import TimeControl, run_match
+
+#: A claimed match is given to another worker once its lease has passed.
+LEASE_SECONDS = 20 * 60
+#: Claims of a match before it is marked failed (platform failures only).
+MAX_ATTEMPTS = 3
+VALIDATION_HANDS = 2
+
+
+def _enqueue(task_name: str, *args: Any) -> None:
+    """Send a task once the current transaction commits (never before)."""
+    from hearts_platform.celery import app
+
+    transaction.on_commit(lambda: app.send_task(task_name, args=list(args)))
+
+
+# --- accounts and bots --------------------------------------------------------------------
+
+
+def user_create(*, username: str, password: str) -> Any:
+    User = get_user_model()
+    if User.objects.filter(username__iexact=username).exists():
+        raise ValidationError({"username": "that username is taken"})
+    user = User(username=username)
+    user.set_password(password)
+    user.full_clean(exclude=["password"])
+    user.save()
+    return user
+
+
+def bot_create(*, owner: Any, name: str, description: str = "") -> Bot:
+    if name.lower() in BUILTIN:
+        raise ValidationError({"name": f"{name!r} is the name of a built-in bot"})
+    if Bot.objects.filter(name__iexact=name).exists():
+        raise ValidationError({"name": "a bot of that name exists"})
+    bot = Bot(owner=owner, name=name, description=description)
+    bot.full_clean()
+    bot.save()
+    return bot
+
+
+@transaction.atomic
+def version_upload(*, bot: Bot, user: Any, filename: str, data: bytes) -> BotVersion:
+    """Store a new version (checked first: nothing is stored for a refused upload) and queue
+    its validation."""
+    if bot.owner_id != user.pk:
+        raise PermissionError("only the bot's owner uploads versions")
+    check_upload(filename, data)
+    Bot.objects.select_for_update().get(pk=bot.pk)  # numbers are given out one at a time
+    number = (bot.versions.aggregate(n=Max("number"))["n"] or 0) + 1
+    version = BotVersion.objects.create(
+        bot=bot, number=number, filename=Path(filename).name, code=data,
+        sha256=hashlib.sha256(data).hexdigest(),
+    )  # fmt: skip
+    _enqueue("arena.version_validate", version.pk)
+    return version
+
+
+def _write_code(version: BotVersion, folder: Path) -> Path:
+    suffix = ".zip" if version.filename.lower().endswith(".zip") else ".py"
+    path = folder / f"{version.bot.name}-v{version.number}{suffix}"
+    path.write_bytes(bytes(version.code))
+    return path
+
+
+def version_validate(*, version_id: int) -> BotVersion:
+    """Play a short sandboxed match against built-ins: any fault rejects the version."""
+    with transaction.atomic():
+        claimed = BotVersion.objects.filter(pk=version_id, status=BotVersion.Status.PENDING).update(
+            status=BotVersion.Status.VALIDATING
+        )
+    version = BotVersion.objects.select_related("bot").get(pk=version_id)
+    if not claimed:
+        return version  # validated already (or being validated): a redelivery
+    with tempfile.TemporaryDirectory() as folder:
+        path = _write_code(version, Path(folder))
+        result = run_match(
+            "standard", seed=version_id, bots=[str(path), "low", "random", "heuristic"],
+            hands=VALIDATION_HANDS, time_control=TimeControl(move=1.0, bank=10.0),
+            unsafe=settings.BIDEL_UNSAFE_NO_SANDBOX,
+        )  # fmt: skip
+    seat = result.games[0].seats[0]
+    faults = seat.faults
+    log = [f"validation match: {VALIDATION_HANDS} hands against low, random, heuristic"]
+    log += [f"{f['class']}: {f['detail']} (hand {f['hand']}, {f['decision']})" for f in faults]
+    if seat.stderr:
+        log.append("stderr:\n" + seat.stderr)
+    with transaction.atomic():
+        if faults:
+            version.status = BotVersion.Status.REJECTED
+            log.append("rejected: fix the faults above and upload again")
+        else:
+            BotVersion.objects.filter(bot=version.bot, status=BotVersion.Status.ACTIVE).update(
+                status=BotVersion.Status.RETIRED
+            )
+            version.status = BotVersion.Status.ACTIVE
+            log.append("active: it now plays for the bot")
+        version.validation_log = "\n".join(log)
+        version.save(update_fields=["status", "validation_log"])
+    return version
+
+
+# --- matches ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SeatSpec:
+    """Who sits in a seat: a bot version, or a built-in by name (and its ladder entry)."""
+
+    version: BotVersion | None = None
+    builtin: str = ""
+    entry: LadderEntry | None = None
+
+
+@transaction.atomic
+def match_create(
+    *,
+    kind: str,
+    seats: list[SeatSpec],
+    rules: Any = "standard",
+    hands: int | None = None,
+    seed: int | None = None,
+    ladder: Ladder | None = None,
+    requested_by: Any = None,
+) -> Match:
+    from engine.rules import RuleSet
+
+    ruleset = RuleSet.from_spec(rules)
+    if len(seats) != ruleset.players:
+        raise ValidationError(
+            {"seats": f"these rules seat {ruleset.players} players, not {len(seats)}"}
+        )
+    match = Match.objects.create(
+        kind=kind, rules=ruleset.to_spec(), hands=hands, ladder=ladder, requested_by=requested_by,
+        seed=seed if seed is not None else random.SystemRandom().randrange(2**62),
+        engine_version=engine.__version__,
+    )  # fmt: skip
+    MatchSeat.objects.bulk_create(
+        MatchSeat(match=match, seat=i, version=s.version, builtin=s.builtin, entry=s.entry)
+        for i, s in enumerate(seats)
+    )
+    _enqueue("arena.match_run", match.pk)
+    return match
+
+
+def match_claim(*, match_id: int) -> Match | None:
+    """Compare-and-set: queued (or running with an expired lease) → running, attempt + 1."""
+    now = timezone.now()
+    claimed = Match.objects.filter(
+        Q(status=Match.Status.QUEUED) | Q(status=Match.Status.RUNNING, lease_until__lt=now),
+        pk=match_id,
+        attempts__lt=MAX_ATTEMPTS,
+    ).update(
+        status=Match.Status.RUNNING, attempts=F("attempts") + 1,
+        lease_until=now + timedelta(seconds=LEASE_SECONDS), started_at=now,
+    )  # fmt: skip
+    return Match.objects.get(pk=match_id) if claimed else None
+
+
+def match_run(*, match_id: int) -> Match | None:
+    """Claim, play and finish a match; None when another worker has it or it is done."""
+    match = match_claim(match_id=match_id)
+    if match is None:
+        return None
+    seats = list(match.seats.select_related("version__bot").order_by("seat"))
+    try:
+        with tempfile.TemporaryDirectory() as folder:
+            bots = [
+                s.builtin if s.builtin else str(_write_code(s.version, Path(folder)))  # type: ignore[arg-type]
+                for s in seats
+            ]
+            result = run_match(
+                match.rules, seed=match.seed, bots=bots, hands=match.hands,
+                time_control=TimeControl(move=1.0, bank=10.0),
+                unsafe=settings.BIDEL_UNSAFE_NO_SANDBOX,
+            )  # fmt: skip
+    except Exception as exc:  # the platform failed, not a bot: retry, then fail unrated
+        match_attempt_failed(match_id=match_id, attempt=match.attempts, error=repr(exc))
+        raise
+    match_finish(match_id=match_id, attempt=match.attempts, result=result.games[0].to_dict())
+    return Match.objects.get(pk=match_id)
+
+
+@transaction.atomic
+def match_finish(*, match_id: int, attempt: int, result: dict[str, Any]) -> bool:
+    """Store a match's result once: only the worker holding this attempt's claim may."""
+    now = timezone.now()
+    stored = Match.objects.filter(
+        pk=match_id, status=Match.Status.RUNNING, attempts=attempt
+    ).update(status=Match.Status.FINISHED, record=result, finished_at=now, lease_until=None)
+    if not stored:
+        return False  # a duplicate or stale worker: the first result stands
+    totals = _totals(result)
+    places = places_from_scores(totals)
+    for seat in MatchSeat.objects.filter(match_id=match_id).order_by("seat"):
+        extra = result["seats"][seat.seat]
+        seat.score = totals[seat.seat]
+        seat.rank = places[seat.seat]
+        seat.faults = extra["faults"]
+        seat.stderr = extra["stderr"]
+        seat.save(update_fields=["score", "rank", "faults", "stderr"])
+    match = Match.objects.get(pk=match_id)
+    if match.kind == Match.Kind.LADDER and match.ladder_id:
+        live_elo_apply(match=match)
+        _enqueue("arena.ratings_recompute", match.ladder_id)
+    return True
+
+
+def _totals(result: dict[str, Any]) -> list[int]:
+    from engine.record import replay
+
+    return replay({k: result[k] for k in ("rules", "seed", "hands") if k in result}).totals
+
+
+@transaction.atomic
+def match_attempt_failed(*, match_id: int, attempt: int, error: str) -> None:
+    """A platform failure: back to the queue, or failed (never rated) after MAX_ATTEMPTS."""
+    match = Match.objects.select_for_update().get(pk=match_id)
+    if match.status != Match.Status.RUNNING or match.attempts != attempt:
+        return
+    match.error = error[:2000]
+    if match.attempts >= MAX_ATTEMPTS:
+        match.status = Match.Status.FAILED
+    else:
+        match.status = Match.Status.QUEUED
+        _enqueue("arena.match_run", match.pk)
+    match.lease_until = None
+    match.save(update_fields=["status", "error", "lease_until"])
+
+
+def matches_reap() -> int:
+    """Re-queue matches whose worker died (expired lease); fail the ones out of attempts."""
+    now = timezone.now()
+    expired = list(
+        Match.objects.filter(status=Match.Status.RUNNING, lease_until__lt=now).values_list(
+            "pk", "attempts"
+        )
+    )
+    for match_id, attempts in expired:
+        match_attempt_failed(
+            match_id=match_id, attempt=attempts, error="lease expired: the worker was lost"
+        )
+    return len(expired)
+
+
+# --- ratings ------------------------------------------------------------------------------
+
+
+@transaction.atomic
+def live_elo_apply(*, match: Match) -> bool:
+    """Apply a finished ladder match to the entries' live Elo, exactly once."""
+    if not Match.objects.filter(pk=match.pk, live_elo_applied=False).update(live_elo_applied=True):
+        return False
+    seats = list(match.seats.select_related("entry").order_by("seat"))
+    entries = [s.entry for s in seats]
+    if any(e is None for e in entries):
+        return True
+    locked = {
+        e.pk: e
+        for e in LadderEntry.objects.select_for_update().filter(pk__in=[e.pk for e in entries])
+    }  # type: ignore[union-attr]
+    names = [str(e.pk) for e in entries]  # type: ignore[union-attr]
+    table = Table(tuple(names), tuple(s.rank for s in seats))  # type: ignore[misc]
+    after = live_elo({str(pk): e.live_elo for pk, e in locked.items()}, table)
+    for pk, entry in locked.items():
+        entry.live_elo = after[str(pk)]
+        entry.save(update_fields=["live_elo"])
+    return True
+
+
+def ladder_tables(ladder: Ladder) -> list[Table]:
+    """The ladder's rated history: every finished ladder match, in order."""
+    tables = []
+    matches = Match.objects.filter(
+        ladder=ladder, kind=Match.Kind.LADDER, status=Match.Status.FINISHED
+    )
+    seats = (
+        MatchSeat.objects.filter(match__in=matches)
+        .order_by("match_id", "seat")
+        .values_list("match_id", "entry_id", "rank")
+    )
+    current: int | None = None
+    players: list[str] = []
+    places: list[int] = []
+    for match_id, entry_id, rank in seats:
+        if match_id != current and current is not None:
+            tables.append(Table(tuple(players), tuple(places)))
+            players, places = [], []
+        current = match_id
+        players.append(str(entry_id))
+        places.append(rank)
+    if current is not None:
+        tables.append(Table(tuple(players), tuple(places)))
+    return tables
+
+
+@transaction.atomic
+def ratings_recompute(*, ladder: Ladder) -> list[Rating]:
+    """Refit the ladder's ratings from its whole match log (a pure function of it)."""
+    tables = ladder_tables(ladder)
+    anchors = [str(pk) for pk in ladder.entries.exclude(builtin="").values_list("pk", flat=True)]
+    fitted = fit_ratings(tables, anchors)
+    Rating.objects.filter(entry__ladder=ladder).delete()
+    ratings = [
+        Rating(
+            entry_id=int(name),
+            rating=r.rating,
+            low=r.low,
+            high=r.high,
+            matches=r.matches,
+            fitted_on=len(tables),
+        )
+        for name, r in fitted.items()
+    ]
+    return Rating.objects.bulk_create(ratings)
+
+
+# --- ladders ------------------------------------------------------------------------------
+
+
+def _active_version(entry: LadderEntry) -> BotVersion | None:
+    if entry.builtin:
+        return None
+    return entry.bot.versions.filter(status=BotVersion.Status.ACTIVE).order_by("-number").first()  # type: ignore[union-attr]
+
+
+def ladder_fill(*, ladder: Ladder, rng: random.Random | None = None) -> list[Match]:
+    """Queue tables up to the ladder's concurrency, favouring entries with few matches and
+    tables of close ratings."""
+    rng = rng or random.Random()
+    in_flight = ladder.matches.filter(
+        status__in=[Match.Status.QUEUED, Match.Status.RUNNING]
+    ).count()
+    room = ladder.concurrency - in_flight
+    entries = []
+    for entry in ladder.entries.select_related("bot").order_by("pk"):
+        if entry.bot_id and (entry.bot.disabled or _active_version(entry) is None):  # type: ignore[union-attr]
+            continue
+        entries.append(entry)
+    if room <= 0 or len(entries) < ladder.table_size:
+        return []
+    played = {
+        e.pk: MatchSeat.objects.filter(entry=e, match__status=Match.Status.FINISHED).count()
+        for e in entries
+    }
+    rating = {e.pk: getattr(getattr(e, "rating", None), "rating", e.live_elo) for e in entries}
+    created = []
+    for _ in range(room):
+        # The least-played entry (ties at random), then the closest ratings among the rest.
+        first = min(entries, key=lambda e: (played[e.pk], rng.random()))
+        others = sorted(
+            (e for e in entries if e.pk != first.pk),
+            key=lambda e: (
+                abs(rating[e.pk] - rating[first.pk])
+                + 50 * played[e.pk] / (1 + max(played.values())),
+                rng.random(),
+            ),
+        )
+        table = [first, *others[: ladder.table_size - 1]]
+        rng.shuffle(table)
+        seats = [SeatSpec(version=_active_version(e), builtin=e.builtin, entry=e) for e in table]
+        created.append(
+            match_create(
+                kind=Match.Kind.LADDER,
+                seats=seats,
+                rules=ladder.rules,
+                hands=ladder.hands,
+                ladder=ladder,
+            )
+        )
+        for e in table:
+            played[e.pk] += 1
+    return created
