@@ -1,0 +1,184 @@
+"""The arena's workflows on a real database, with real matches (built-ins in-process, uploaded
+bots sandboxed where the host can)."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from django.core.exceptions import ValidationError
+from django.utils import timezone
+
+from arena import services
+from arena.models import Bot, BotVersion, Ladder, LadderEntry, Match, Rating
+from arena.uploads import UploadError
+from bots_sdk.sandbox import SandboxUnavailable, default_launcher
+from engine.record import verify
+
+pytestmark = pytest.mark.django_db
+
+GOOD = (
+    b"from bots_sdk import Bot, lowest\n\n\nclass Good(Bot):\n"
+    b"    def pass_cards(self, view):\n        return view.hand[-3:]\n\n"
+    b"    def play(self, view):\n        return lowest(view.legal)\n"
+)
+CRASHING = (
+    b"from bots_sdk import Bot\n\n\nclass Bad(Bot):\n"
+    b"    def pass_cards(self, view):\n        raise ValueError('oops')\n"
+)
+
+
+@pytest.fixture(autouse=True)
+def sandbox_or_unsafe(settings) -> None:  # type: ignore[no-untyped-def]
+    try:
+        default_launcher()
+    except SandboxUnavailable:
+        settings.BIDEL_UNSAFE_NO_SANDBOX = True  # a development machine without a sandbox
+
+
+@pytest.fixture
+def owner():  # type: ignore[no-untyped-def]
+    return services.user_create(username="ada", password="a long passphrase")
+
+
+def test_standard_ladder_exists_after_migrate() -> None:
+    ladder = Ladder.objects.get(name="standard")
+    assert (ladder.rules, ladder.table_size, ladder.active) == ("standard", 4, True)
+    assert sorted(ladder.entries.values_list("builtin", flat=True)) == [
+        "heuristic",
+        "low",
+        "montecarlo",
+        "random",
+    ]
+
+
+def test_bots_and_versions(owner) -> None:  # type: ignore[no-untyped-def]
+    bot = services.bot_create(owner=owner, name="ada-bot")
+    with pytest.raises(ValidationError, match="a bot of that name exists"):
+        services.bot_create(owner=owner, name="ADA-BOT")
+    with pytest.raises(ValidationError, match="built-in"):
+        services.bot_create(owner=owner, name="heuristic")
+    first = services.version_upload(bot=bot, user=owner, filename="bot.py", data=GOOD)
+    second = services.version_upload(bot=bot, user=owner, filename="bot.py", data=GOOD)
+    assert (first.number, second.number, first.status) == (1, 2, "pending")
+    assert len(first.sha256) == 64
+    with pytest.raises(UploadError):
+        services.version_upload(bot=bot, user=owner, filename="bot.py", data=b"def (")
+    other = services.user_create(username="eve", password="another passphrase")
+    with pytest.raises(PermissionError):
+        services.version_upload(bot=bot, user=other, filename="bot.py", data=GOOD)
+    assert bot.versions.count() == 2  # nothing stored for the refused uploads
+
+
+def test_validation_activates_good_code_and_rejects_bad(owner) -> None:  # type: ignore[no-untyped-def]
+    bot = services.bot_create(owner=owner, name="ada-bot")
+    v1 = services.version_upload(bot=bot, user=owner, filename="bot.py", data=GOOD)
+    assert services.version_validate(version_id=v1.pk).status == BotVersion.Status.ACTIVE
+    v2 = services.version_upload(bot=bot, user=owner, filename="bot.py", data=GOOD)
+    services.version_validate(version_id=v2.pk)
+    v1.refresh_from_db()
+    assert v1.status == BotVersion.Status.RETIRED  # the new version replaces it
+    bad = services.version_upload(bot=bot, user=owner, filename="bot.py", data=CRASHING)
+    rejected = services.version_validate(version_id=bad.pk)
+    assert rejected.status == BotVersion.Status.REJECTED
+    assert "crash: ValueError: oops" in rejected.validation_log
+    assert (
+        services.version_validate(version_id=bad.pk).status == BotVersion.Status.REJECTED
+    )  # redelivered: no-op
+    v2.refresh_from_db()
+    assert v2.status == BotVersion.Status.ACTIVE
+
+
+def _builtin_seats(names: list[str]) -> list[services.SeatSpec]:
+    return [services.SeatSpec(builtin=n) for n in names]
+
+
+def test_a_match_runs_once_and_its_record_verifies() -> None:
+    match = services.match_create(
+        kind=Match.Kind.CHALLENGE,
+        seats=_builtin_seats(["low", "random", "heuristic", "low"]),
+        hands=2,
+        seed=5,
+    )
+    assert match.status == Match.Status.QUEUED and match.engine_version
+    finished = services.match_run(match_id=match.pk)
+    assert (
+        finished is not None and finished.status == Match.Status.FINISHED and finished.attempts == 1
+    )
+    assert services.match_run(match_id=match.pk) is None  # a redelivered task changes nothing
+    assert verify(finished.record)["valid"]
+    seats = list(finished.seats.order_by("seat"))
+    assert sorted(s.rank for s in seats)[0] == 0 and all(s.score is not None for s in seats)
+    # A stale attempt can never overwrite the result.
+    assert services.match_finish(match_id=match.pk, attempt=1, result={}) is False
+
+
+def test_claims_leases_and_attempts() -> None:
+    match = services.match_create(
+        kind=Match.Kind.CHALLENGE, seats=_builtin_seats(["low"] * 4), hands=1, seed=1
+    )
+    assert services.match_claim(match_id=match.pk) is not None
+    assert services.match_claim(match_id=match.pk) is None  # held by the first worker
+    Match.objects.filter(pk=match.pk).update(
+        lease_until=timezone.now() - timezone.timedelta(seconds=1)
+    )
+    assert services.matches_reap() == 1  # the worker was lost: back in the queue
+    again = services.match_claim(match_id=match.pk)
+    assert again is not None and again.attempts == 2
+    services.match_attempt_failed(match_id=match.pk, attempt=2, error="platform down")
+    services.match_claim(match_id=match.pk)
+    services.match_attempt_failed(match_id=match.pk, attempt=3, error="platform down")
+    match.refresh_from_db()
+    assert (
+        match.status == Match.Status.FAILED
+        and match.attempts == 3
+        and "platform down" in match.error
+    )
+    assert services.match_claim(match_id=match.pk) is None
+
+
+def test_ladder_matches_feed_live_elo_once_and_ratings_reproducibly() -> None:
+    ladder = Ladder.objects.get(name="standard")
+    ladder.hands = 2
+    ladder.concurrency = 3
+    ladder.save()
+    created = services.ladder_fill(ladder=ladder, rng=random.Random(1))
+    assert (
+        len(created) == 3 and services.ladder_fill(ladder=ladder) == []
+    )  # at the concurrency limit
+    for match in created:
+        assert match.seats.count() == 4
+        services.match_run(match_id=match.pk)
+    entries = {e.pk: e.live_elo for e in LadderEntry.objects.filter(ladder=ladder)}
+    assert any(v != 1500.0 for v in entries.values())
+    assert services.live_elo_apply(match=Match.objects.get(pk=created[0].pk)) is False  # once only
+    first = {
+        r.entry_id: (r.rating, r.low, r.high) for r in services.ratings_recompute(ladder=ladder)
+    }
+    again = {
+        r.entry_id: (r.rating, r.low, r.high) for r in services.ratings_recompute(ladder=ladder)
+    }
+    assert first == again and len(first) == 4
+    assert Rating.objects.filter(entry__ladder=ladder).count() == 4
+    builtins = [r for r in Rating.objects.filter(entry__ladder=ladder)]
+    assert abs(sum(r.rating for r in builtins) / 4 - 1500) < 1e-6  # anchored to the built-ins
+
+
+def test_uploaded_bots_play_ladder_matches(owner) -> None:  # type: ignore[no-untyped-def]
+    ladder = Ladder.objects.get(name="standard")
+    ladder.hands = 1
+    ladder.concurrency = 1
+    ladder.save()
+    bot = services.bot_create(owner=owner, name="ada-bot")
+    services.version_validate(
+        version_id=services.version_upload(bot=bot, user=owner, filename="bot.py", data=GOOD).pk
+    )
+    LadderEntry.objects.create(ladder=ladder, bot=bot)
+    Bot.objects.filter(pk=bot.pk)  # still enabled
+    for _ in range(5):
+        for match in services.ladder_fill(ladder=ladder, rng=random.Random(_)):
+            services.match_run(match_id=match.pk)
+    played = Match.objects.filter(
+        ladder=ladder, seats__version__bot=bot, status=Match.Status.FINISHED
+    )
+    assert played.exists()  # the least-played entry gets a seat
