@@ -1,7 +1,15 @@
 """The arena's REST API, mounted under ``/api/``."""
 
+from django.urls import path
+from rest_framework.authtoken.views import obtain_auth_token
 from rest_framework.routers import DefaultRouter
 
-router = DefaultRouter()
+from arena.api import views
 
-urlpatterns = router.urls
+router = DefaultRouter()
+router.register("users", views.UserViewSet, basename="user")
+router.register("bots", views.BotViewSet, basename="bot")
+router.register("ladders", views.LadderViewSet, basename="ladder")
+router.register("matches", views.MatchViewSet, basename="match")
+
+urlpatterns = [path("token/", obtain_auth_token, name="token"), *router.urls]

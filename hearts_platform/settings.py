@@ -51,6 +51,7 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "django.contrib.staticfiles",
     "rest_framework",
+    "rest_framework.authtoken",
     "drf_spectacular",
     "django_celery_beat",
     "arena",
@@ -181,11 +182,19 @@ REST_FRAMEWORK = {
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticatedOrReadOnly"],
     "DEFAULT_AUTHENTICATION_CLASSES": [
+        "rest_framework.authentication.TokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
-        "rest_framework.authentication.BasicAuthentication",
     ],
+    "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
+    "PAGE_SIZE": 50,
+    "EXCEPTION_HANDLER": "arena.api.views.api_exception_handler",
+    "DEFAULT_THROTTLE_RATES": {"challenges": env.str("CHALLENGE_RATE", "30/hour")},
 }
 SPECTACULAR_SETTINGS = {
+    "ENUM_NAME_OVERRIDES": {
+        "VersionStatusEnum": "arena.models.BotVersion.Status",
+        "MatchStatusEnum": "arena.models.Match.Status",
+    },
     "TITLE": "Bidel API",
     "DESCRIPTION": "Hearts bot arena: bots, matches, ladders and tournaments.",
     "VERSION": "0.1.0",

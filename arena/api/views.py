@@ -1,0 +1,199 @@
+"""The REST API: validate input, call one service or selector, render. Nothing else."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.core.exceptions import ValidationError as DjangoValidationError
+from django.db import transaction
+from django.shortcuts import get_object_or_404
+from drf_spectacular.utils import extend_schema
+from rest_framework import exceptions, mixins, permissions, status, viewsets
+from rest_framework.decorators import action
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.throttling import ScopedRateThrottle
+from rest_framework.views import exception_handler
+
+from arena import selectors, services
+from arena.api import serializers as s
+from arena.models import Bot, BotVersion, Ladder, LadderEntry, Match
+from arena.uploads import UploadError
+from bots_sdk.builtin import BUILTIN
+from engine.rules import RulesError
+
+
+def api_exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
+    """Domain errors become 4xx JSON a person can act on."""
+    if isinstance(exc, DjangoValidationError):
+        detail = exc.message_dict if hasattr(exc, "error_dict") else {"detail": exc.messages}
+        exc = exceptions.ValidationError(detail)
+    elif isinstance(exc, (UploadError, RulesError)):
+        exc = exceptions.ValidationError({"detail": str(exc)})
+    elif isinstance(exc, PermissionError):
+        exc = exceptions.PermissionDenied(str(exc))
+    return exception_handler(exc, context)
+
+
+class UserViewSet(mixins.CreateModelMixin, viewsets.GenericViewSet):
+    """Sign up: ``POST /api/users/`` {username, password}."""
+
+    permission_classes = [permissions.AllowAny]
+    serializer_class = s.UserCreateSerializer
+
+    @extend_schema(request=s.UserCreateSerializer, responses={201: s.UserSerializer})
+    def create(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        data = s.UserCreateSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        user = services.user_create(**data.validated_data)
+        return Response(s.UserSerializer(user).data, status=status.HTTP_201_CREATED)
+
+
+class IsOwnerOrReadOnly(permissions.BasePermission):
+    def has_object_permission(self, request: Request, view: Any, obj: Any) -> bool:
+        return request.method in permissions.SAFE_METHODS or obj.owner_id == request.user.pk
+
+
+class BotViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
+    """Bots: anyone reads; a signed-in user creates; the owner uploads versions."""
+
+    queryset = Bot.objects.select_related("owner").order_by("id")
+    serializer_class = s.BotSerializer
+    permission_classes = [permissions.IsAuthenticatedOrReadOnly, IsOwnerOrReadOnly]
+
+    @extend_schema(request=s.BotSerializer, responses={201: s.BotSerializer})
+    def create(self, request: Request) -> Response:
+        data = s.BotSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        bot = services.bot_create(owner=request.user, **data.validated_data)
+        return Response(s.BotSerializer(bot).data, status=status.HTTP_201_CREATED)
+
+    @extend_schema(methods=["POST"], request={"multipart/form-data": s.VersionUploadSerializer},
+                   responses={201: s.VersionOwnerSerializer})  # fmt: skip
+    @extend_schema(methods=["GET"], responses={200: s.VersionSerializer(many=True)})
+    @action(detail=True, methods=["get", "post"], url_path="versions")
+    def versions(self, request: Request, pk: str | None = None) -> Response:
+        bot = self.get_object()
+        if request.method == "GET":
+            return Response(s.VersionSerializer(bot.versions.order_by("number"), many=True).data)
+        upload = s.VersionUploadSerializer(data=request.data)
+        upload.is_valid(raise_exception=True)
+        file = upload.validated_data["file"]
+        data = file.read(1024 * 1024 + 1)
+        version = services.version_upload(bot=bot, user=request.user, filename=file.name, data=data)
+        return Response(s.VersionOwnerSerializer(version).data, status=status.HTTP_201_CREATED)
+
+    @extend_schema(responses={200: s.VersionOwnerSerializer})
+    @action(detail=True, methods=["get"], url_path=r"versions/(?P<number>[0-9]+)")
+    def version(
+        self, request: Request, pk: str | None = None, number: str | None = None
+    ) -> Response:
+        bot = self.get_object()
+        version = get_object_or_404(BotVersion, bot=bot, number=int(number or 0))
+        owner = request.user.is_authenticated and bot.owner_id == request.user.pk
+        return Response((s.VersionOwnerSerializer if owner else s.VersionSerializer)(version).data)
+
+
+class LadderViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
+    """Ladders, their entries and rankings."""
+
+    queryset = Ladder.objects.order_by("id")
+    serializer_class = s.LadderSerializer
+    permission_classes = [permissions.IsAuthenticatedOrReadOnly]
+
+    @extend_schema(request=s.EntryCreateSerializer, responses={201: None})
+    @action(detail=True, methods=["post"])
+    def entries(self, request: Request, pk: str | None = None) -> Response:
+        ladder = self.get_object()
+        data = s.EntryCreateSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        bot = get_object_or_404(Bot, pk=data.validated_data["bot"])
+        if bot.owner_id != request.user.pk:
+            raise exceptions.PermissionDenied("only the bot's owner enters it in a ladder")
+        entry, created = LadderEntry.objects.get_or_create(ladder=ladder, bot=bot)
+        code = status.HTTP_201_CREATED if created else status.HTTP_200_OK
+        return Response({"entry": entry.pk, "bot": bot.pk, "ladder": ladder.pk}, status=code)
+
+    @action(detail=True, methods=["get"])
+    def rankings(self, request: Request, pk: str | None = None) -> Response:
+        return Response(selectors.ladder_rankings(self.get_object()))
+
+
+class MatchViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
+    """Matches: anyone reads them and their records; a signed-in user asks for challenges."""
+
+    serializer_class = s.MatchSerializer
+    permission_classes = [permissions.IsAuthenticatedOrReadOnly]
+    throttle_scope = "challenges"
+
+    def get_throttles(self) -> list[Any]:
+        return [ScopedRateThrottle()] if self.action == "create" else []
+
+    def get_queryset(self) -> Any:
+        params = self.request.query_params
+
+        def number(name: str) -> int | None:
+            value = params.get(name)
+            if value in (None, ""):
+                return None
+            if not str(value).isdigit():
+                raise exceptions.ValidationError({name: "must be a number"})
+            return int(value)
+
+        status_filter = params.get("status")
+        if status_filter and status_filter not in Match.Status.values:
+            raise exceptions.ValidationError({"status": f"one of {', '.join(Match.Status.values)}"})
+        kind = params.get("kind")
+        if kind and kind not in Match.Kind.values:
+            raise exceptions.ValidationError({"kind": f"one of {', '.join(Match.Kind.values)}"})
+        return selectors.matches(
+            ladder=number("ladder"), bot=number("bot"), status=status_filter, kind=kind
+        )
+
+    @extend_schema(request=s.ChallengeSerializer, responses={201: s.MatchSerializer})
+    def create(self, request: Request) -> Response:
+        data = s.ChallengeSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        seats = []
+        for value in data.validated_data["seats"]:
+            if isinstance(value, str) and value in BUILTIN:
+                seats.append(services.SeatSpec(builtin=value))
+            elif isinstance(value, int) and not isinstance(value, bool):
+                version = selectors.active_version(value)
+                if version is None or version.bot.disabled:
+                    raise exceptions.ValidationError(
+                        {"seats": f"bot {value} has no active version"}
+                    )
+                seats.append(services.SeatSpec(version=version))
+            else:
+                raise exceptions.ValidationError(
+                    {"seats": f"{value!r} is neither a bot id nor a built-in"}
+                )
+        with transaction.atomic():
+            match = services.match_create(
+                kind=Match.Kind.CHALLENGE, seats=seats, rules=data.validated_data["rules"],
+                hands=data.validated_data.get("hands"), requested_by=request.user,
+            )  # fmt: skip
+        return Response(s.MatchSerializer(match).data, status=status.HTTP_201_CREATED)
+
+    @extend_schema(responses={200: dict})
+    @action(detail=True, methods=["get"])
+    def record(self, request: Request, pk: str | None = None) -> Response:
+        match = self.get_object()
+        if match.record is None:
+            raise exceptions.NotFound("the match has not finished")
+        record = {k: v for k, v in match.record.items() if k != "seats"}
+        for seat in record.get("seats", []):
+            seat.pop("stderr", None)
+        return Response(record)
+
+    @extend_schema(responses={200: dict})
+    @action(detail=True, methods=["get"], permission_classes=[permissions.IsAuthenticated])
+    def logs(self, request: Request, pk: str | None = None) -> Response:
+        match = self.get_object()
+        own = [
+            {"seat": seat.seat, "bot": seat.version.bot.name, "stderr": seat.stderr}
+            for seat in match.seats.select_related("version__bot")
+            if seat.version_id and seat.version.bot.owner_id == request.user.pk  # type: ignore[union-attr]
+        ]
+        return Response({"match": match.pk, "seats": own})

@@ -1,0 +1,162 @@
+"""The REST API as a new user meets it: sign up, token, bots, versions, ladders, matches —
+and every bad request a clear 4xx with nothing stored half-way."""
+
+from __future__ import annotations
+
+import io
+from typing import Any
+
+import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
+from rest_framework.test import APIClient
+
+from arena import services
+from arena.models import Bot, BotVersion, Ladder, Match
+from engine.record import verify
+
+pytestmark = pytest.mark.django_db
+
+GOOD = (
+    b"from bots_sdk import Bot, lowest\n\n\nclass Good(Bot):\n"
+    b"    def pass_cards(self, view):\n        return view.hand[-3:]\n\n"
+    b"    def play(self, view):\n        return lowest(view.legal)\n"
+)
+
+
+def _signed_in(username: str = "ada") -> APIClient:
+    client = APIClient()
+    created = client.post("/api/users/", {"username": username, "password": "a long passphrase"})
+    assert created.status_code == 201, created.json()
+    assert "password" not in created.json()
+    token = client.post(
+        "/api/token/", {"username": username, "password": "a long passphrase"}
+    ).json()["token"]
+    client.credentials(HTTP_AUTHORIZATION=f"Token {token}")
+    return client
+
+
+def _upload(client: APIClient, bot: int, data: bytes = GOOD, name: str = "bot.py") -> Any:
+    return client.post(
+        f"/api/bots/{bot}/versions/", {"file": SimpleUploadedFile(name, data)}, format="multipart"
+    )
+
+
+def test_sign_up_create_bot_upload_and_read() -> None:
+    client = _signed_in()
+    bot = client.post("/api/bots/", {"name": "ada-bot", "description": "ducks"}).json()
+    assert bot["owner"] == "ada" and bot["active_version"] is None
+    uploaded = _upload(client, bot["id"])
+    assert uploaded.status_code == 201 and uploaded.json()["number"] == 1
+    assert uploaded.json()["status"] == "pending"
+    services.version_validate(version_id=BotVersion.objects.get().pk)
+    owner_view = client.get(f"/api/bots/{bot['id']}/versions/1/").json()
+    assert owner_view["status"] == "active" and "validation match" in owner_view["validation_log"]
+    public = APIClient().get(f"/api/bots/{bot['id']}/versions/1/").json()
+    assert "validation_log" not in public
+    assert APIClient().get(f"/api/bots/{bot['id']}/").json()["active_version"] == 1
+    assert len(APIClient().get("/api/bots/").json()["results"]) == 1
+
+
+def test_challenge_match_record_and_logs() -> None:
+    client = _signed_in()
+    bot = client.post("/api/bots/", {"name": "ada-bot"}).json()
+    _upload(client, bot["id"])
+    services.version_validate(version_id=BotVersion.objects.get().pk)
+    created = client.post(
+        "/api/matches/",
+        {"seats": [bot["id"], "low", "random", "heuristic"], "hands": 1},
+        format="json",
+    )
+    assert created.status_code == 201, created.json()
+    match_id = created.json()["id"]
+    services.match_run(match_id=match_id)
+    detail = APIClient().get(f"/api/matches/{match_id}/").json()
+    assert detail["status"] == "finished" and detail["kind"] == "challenge"
+    assert [s["bot"]["name"] for s in detail["seats"]] == ["ada-bot", "low", "random", "heuristic"]
+    record = APIClient().get(f"/api/matches/{match_id}/record/").json()
+    assert verify(record)["valid"]
+    logs = client.get(f"/api/matches/{match_id}/logs/").json()
+    assert [s["bot"] for s in logs["seats"]] == ["ada-bot"]
+    assert _signed_in("eve").get(f"/api/matches/{match_id}/logs/").json()["seats"] == []
+    assert APIClient().get(f"/api/matches/{match_id}/logs/").status_code == 401
+    listed = APIClient().get("/api/matches/", {"kind": "challenge", "bot": bot["id"]}).json()
+    assert [m["id"] for m in listed["results"]] == [match_id]
+
+
+def test_ladder_entry_and_rankings() -> None:
+    client = _signed_in()
+    bot = client.post("/api/bots/", {"name": "ada-bot"}).json()
+    ladder = Ladder.objects.get(name="standard")
+    entered = client.post(f"/api/ladders/{ladder.pk}/entries/", {"bot": bot["id"]})
+    assert entered.status_code == 201
+    assert client.post(f"/api/ladders/{ladder.pk}/entries/", {"bot": bot["id"]}).status_code == 200
+    other = _signed_in("eve")
+    assert other.post(f"/api/ladders/{ladder.pk}/entries/", {"bot": bot["id"]}).status_code == 403
+    ladder.hands, ladder.concurrency = 1, 2
+    ladder.save()
+    for match in services.ladder_fill(ladder=ladder):
+        services.match_run(match_id=match.pk)
+    services.ratings_recompute(ladder=ladder)
+    rankings = APIClient().get(f"/api/ladders/{ladder.pk}/rankings/").json()
+    assert [r["rank"] for r in rankings] == list(range(1, len(rankings) + 1))
+    for row in rankings:
+        assert {"rank", "bot", "version", "rating", "ci95", "live_elo", "matches"} <= set(row)
+        assert row["ci95"][0] <= row["rating"] <= row["ci95"][1]
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "payload", "code"),
+    [
+        ("post", "/api/users/", {"username": "x"}, 400),
+        ("post", "/api/users/", {"username": "ok_name", "password": "short"}, 400),
+        ("post", "/api/users/", {"username": "bad name!", "password": "a long passphrase"}, 400),
+        ("post", "/api/token/", {"username": "nobody", "password": "wrong wrong"}, 400),
+        ("post", "/api/bots/", {"name": "x"}, 401),
+        ("get", "/api/bots/999/", None, 404),
+        ("get", "/api/matches/", {"status": "weird"}, 400),
+        ("get", "/api/matches/", {"ladder": "abc"}, 400),
+        ("get", "/api/matches/999/record/", None, 404),
+        ("post", "/api/matches/", {"seats": ["low"] * 4}, 401),
+    ],
+)
+def test_bad_requests_are_clear_4xx(method: str, path: str, payload: Any, code: int) -> None:
+    response = getattr(APIClient(), method)(path, payload, format="json")
+    assert response.status_code == code, response.content
+    assert response.json()  # a JSON body with a message
+
+
+def test_bad_uploads_and_other_users_resources() -> None:
+    client = _signed_in()
+    bot = client.post("/api/bots/", {"name": "ada-bot"}).json()
+    assert client.post("/api/bots/", {"name": "ada-bot"}).status_code == 400
+    assert client.post("/api/bots/", {"name": "random"}).status_code == 400
+    for data, name in [
+        (b"", "bot.py"),
+        (b"def (", "bot.py"),
+        (b"MZ", "bot.exe"),
+        (b"x" * (2 * 1024 * 1024), "bot.py"),
+    ]:
+        response = _upload(client, bot["id"], data, name)
+        assert response.status_code == 400, (name, response.json())
+    assert (
+        client.post(f"/api/bots/{bot['id']}/versions/", {}, format="multipart").status_code == 400
+    )
+    assert BotVersion.objects.count() == 0  # nothing stored half-way
+    eve = _signed_in("eve")
+    assert _upload(eve, bot["id"]).status_code == 403
+    bad_seats = client.post(
+        "/api/matches/", {"seats": [bot["id"], "low", "low", "low"]}, format="json"
+    )
+    assert bad_seats.status_code == 400 and "no active version" in str(bad_seats.json())
+    wrong = client.post("/api/matches/", {"seats": ["low"] * 3, "rules": "standard"}, format="json")
+    assert wrong.status_code == 400 and "seat 4 players" in str(wrong.json())
+    rules = client.post("/api/matches/", {"seats": ["low"] * 4, "rules": "nonsense"}, format="json")
+    assert rules.status_code == 400 and "unknown preset" in str(rules.json())
+    assert Match.objects.count() == 0 and Bot.objects.count() == 1
+
+
+def test_schema_and_docs() -> None:
+    schema = APIClient().get("/api/schema/")
+    assert schema.status_code == 200 and b"/api/ladders/{id}/rankings/" in schema.content
+    assert APIClient().get("/api/docs/").status_code == 200
+    assert isinstance(io.BytesIO(schema.content).read(), bytes)
