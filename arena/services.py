@@ -228,7 +228,27 @@ def match_finish(*, match_id: int, attempt: int, result: dict[str, Any]) -> bool
     match = Match.objects.get(pk=match_id)
     if match.kind == Match.Kind.LADDER and match.ladder_id:
         live_elo_apply(match=match)
-        _enqueue("arena.ratings_recompute", match.ladder_id)
+        ratings_schedule(ladder_id=match.ladder_id)
+    return True
+
+
+#: Finished matches within this many seconds share one ratings refit.
+RATINGS_DEBOUNCE_SECONDS = 5
+
+
+def ratings_schedule(*, ladder_id: int) -> bool:
+    """Debounced: one refit of the ladder's ratings shortly after a burst of results."""
+    from django.core.cache import cache
+
+    if not cache.add(f"bidel:ratings:{ladder_id}", True, timeout=RATINGS_DEBOUNCE_SECONDS * 4):
+        return False
+    from hearts_platform.celery import app
+
+    transaction.on_commit(
+        lambda: app.send_task(
+            "arena.ratings_recompute", args=[ladder_id], countdown=RATINGS_DEBOUNCE_SECONDS
+        )
+    )
     return True
 
 
@@ -252,6 +272,17 @@ def match_attempt_failed(*, match_id: int, attempt: int, error: str) -> None:
         _enqueue("arena.match_run", match.pk)
     match.lease_until = None
     match.save(update_fields=["status", "error", "lease_until"])
+
+
+@transaction.atomic
+def match_requeue(*, match_id: int) -> bool:
+    """Operators: give a failed or stuck match a fresh set of attempts (not a finished one)."""
+    updated = Match.objects.filter(
+        pk=match_id, status__in=[Match.Status.FAILED, Match.Status.RUNNING, Match.Status.QUEUED]
+    ).update(status=Match.Status.QUEUED, attempts=0, lease_until=None)
+    if updated:
+        _enqueue("arena.match_run", match_id)
+    return bool(updated)
 
 
 def matches_reap() -> int:
@@ -323,6 +354,9 @@ def ladder_tables(ladder: Ladder) -> list[Table]:
 @transaction.atomic
 def ratings_recompute(*, ladder: Ladder) -> list[Rating]:
     """Refit the ladder's ratings from its whole match log (a pure function of it)."""
+    from django.core.cache import cache
+
+    cache.delete(f"bidel:ratings:{ladder.pk}")  # results from now on schedule the next refit
     tables = ladder_tables(ladder)
     anchors = [str(pk) for pk in ladder.entries.exclude(builtin="").values_list("pk", flat=True)]
     fitted = fit_ratings(tables, anchors)

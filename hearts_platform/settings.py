@@ -167,6 +167,11 @@ CELERY_RESULT_EXPIRES = 24 * 3600
 CELERY_WORKER_SEND_TASK_EVENTS = True
 CELERY_TASK_SEND_SENT_EVENT = True
 CELERY_BEAT_SCHEDULER = "django_celery_beat.schedulers:DatabaseScheduler"
+# Periodic work, declared here once; django-celery-beat keeps it in the database.
+CELERY_BEAT_SCHEDULE = {
+    "fill ladders": {"task": "arena.ladders_fill", "schedule": 10.0},
+    "reap lost matches": {"task": "arena.matches_reap", "schedule": 60.0},
+}
 CELERY_TIMEZONE = "UTC"
 CELERY_ENABLE_UTC = True
 

@@ -182,3 +182,38 @@ def test_uploaded_bots_play_ladder_matches(owner) -> None:  # type: ignore[no-un
         ladder=ladder, seats__version__bot=bot, status=Match.Status.FINISHED
     )
     assert played.exists()  # the least-played entry gets a seat
+
+
+def test_recompute_ratings_command_reproduces_the_stored_numbers() -> None:
+    from io import StringIO
+
+    from django.core.management import call_command
+
+    ladder = Ladder.objects.get(name="standard")
+    ladder.hands, ladder.concurrency = 1, 2
+    ladder.save()
+    for match in services.ladder_fill(ladder=ladder, rng=random.Random(3)):
+        services.match_run(match_id=match.pk)
+    services.ratings_recompute(ladder=ladder)
+    out = StringIO()
+    call_command("recompute_ratings", "--check", stdout=out)
+    assert "standard: 4 ratings, identical to the stored ones" in out.getvalue()
+    Rating.objects.filter(entry__ladder=ladder).update(rating=1.0)  # tampered
+    with pytest.raises(Exception, match="differ from their match log"):
+        call_command("recompute_ratings", "--check", stdout=StringIO())
+
+
+def test_admin_requeue_and_ratings_debounce(settings) -> None:  # type: ignore[no-untyped-def]
+    from django.core.cache import cache
+
+    match = services.match_create(
+        kind=Match.Kind.CHALLENGE, seats=_builtin_seats(["low"] * 4), hands=1, seed=2
+    )
+    services.match_claim(match_id=match.pk)
+    services.match_attempt_failed(match_id=match.pk, attempt=1, error="x")
+    assert services.match_requeue(match_id=match.pk)
+    match.refresh_from_db()
+    assert (match.status, match.attempts) == ("queued", 0)
+    cache.delete("bidel:ratings:1")
+    assert services.ratings_schedule(ladder_id=1) is True
+    assert services.ratings_schedule(ladder_id=1) is False  # within the debounce window
