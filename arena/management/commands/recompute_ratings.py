@@ -35,8 +35,7 @@ class Command(BaseCommand):
             }
             same = before == after
             differ += not same
-            self.stdout.write(
-                f"{item.name}: {len(after)} ratings, {'identical to' if same else 'DIFFERENT from'} the stored ones"
-            )
+            verdict = "identical to" if same else "DIFFERENT from"
+            self.stdout.write(f"{item.name}: {len(after)} ratings, {verdict} the stored ones")
         if check and differ:
             raise CommandError(f"{differ} ladders had ratings that differ from their match log")
