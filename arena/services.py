@@ -26,8 +26,8 @@ from arena.uploads import check_upload
 from bots_sdk.builtin import BUILTIN
 from bots_sdk.runner import TimeControl, run_match
 
-#: A claimed match is given to another worker once its lease has passed.
-LEASE_SECONDS = 20 * 60
+#: A claimed match is given to another worker once its lease has passed (MATCH_LEASE_SECONDS).
+LEASE_SECONDS = int(getattr(settings, "MATCH_LEASE_SECONDS", 20 * 60))
 #: Claims of a match before it is marked failed (platform failures only).
 MAX_ATTEMPTS = 3
 VALIDATION_HANDS = 2

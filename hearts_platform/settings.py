@@ -180,6 +180,8 @@ HEALTH_TIMEOUT = float(env.int("HEALTH_TIMEOUT", 1, minimum=1))
 # Uploaded bots run in the sandbox (bots_sdk.sandbox; BIDEL_SANDBOX picks the backend). Only a
 # development machine without one may turn it off, and then runs only its own bots.
 BIDEL_UNSAFE_NO_SANDBOX = env.bool("BIDEL_UNSAFE_NO_SANDBOX", False)
+# A running match whose worker is silent this long is given to another worker by the reaper.
+MATCH_LEASE_SECONDS = env.int("MATCH_LEASE_SECONDS", 20 * 60, minimum=1)
 
 # --- REST API -------------------------------------------------------------------------------
 

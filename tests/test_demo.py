@@ -1,4 +1,5 @@
-"""`manage.py demo` (what `make demo` runs): web + worker up and healthy, Ctrl-C stops all."""
+"""`manage.py demo` (what `make demo` runs): web + worker up and healthy, demo bots laddered and
+ranked, Ctrl-C stops all."""
 
 from __future__ import annotations
 
@@ -43,7 +44,7 @@ def test_demo_comes_up_healthy_and_ctrl_c_leaves_nothing_behind(tmp_path: Path) 
     env = child_env(overrides)
     marker = f"BIDEL_VAR_DIR={tmp_path}"
     demo = subprocess.Popen(
-        [sys.executable, "manage.py", "demo", f"--port={port}", "--concurrency=1"],
+        [sys.executable, "manage.py", "demo", f"--port={port}", "--concurrency=2", "--matches=2"],
         cwd=PROJECT_DIR,
         env=env,
         stdout=subprocess.PIPE,
@@ -60,6 +61,11 @@ def test_demo_comes_up_healthy_and_ctrl_c_leaves_nothing_behind(tmp_path: Path) 
         else:
             raise AssertionError("demo exited before it was up:\n" + "".join(output))
         threading.Thread(target=lambda: output.extend(demo.stdout), daemon=True).start()
+        printed = "".join(output)
+        # Seeded demo users' bots played the ladder; the rankings and the URLs were shown.
+        assert "Demo users ada and grace uploaded the bots ducker and dumper" in printed
+        assert "rank  bot" in printed and "ducker" in printed and "heuristic" in printed
+        assert f"http://127.0.0.1:{port}/api/ladders/1/rankings/" in printed
 
         with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/health/", timeout=30) as response:
             assert response.status == 200

@@ -1,22 +1,30 @@
 """``python manage.py demo``: Bidel on this machine — the web server and a Celery worker on
 the configured database and broker (by default SQLite and the embedded broker in var/) —
-until Ctrl-C, which stops every process it started.
+seeded with demo users and bots that play the `standard` ladder; prints the rankings and the
+URLs to browse, then runs until Ctrl-C, which stops every process it started.
 """
 
 from __future__ import annotations
 
 import json
+import os
+import secrets
 import signal
 import sys
 import time
 import urllib.error
 import urllib.request
+from pathlib import Path
 from typing import Any
 
+from django.conf import settings
+from django.contrib.auth import get_user_model
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+import bots_sdk
 from arena.supervisor import Supervisor
+from bots_sdk.sandbox import SandboxUnavailable, default_launcher
 
 
 def _interrupt(signum: int, frame: Any) -> None:
@@ -33,6 +41,9 @@ class Command(BaseCommand):
         parser.add_argument(
             "--startup-timeout", type=float, default=90.0, help="seconds to wait for health"
         )
+        parser.add_argument(
+            "--matches", type=int, default=12, help="ladder matches to play before showing rankings"
+        )
 
     def handle(
         self,
@@ -41,9 +52,17 @@ class Command(BaseCommand):
         port: int,
         concurrency: int,
         startup_timeout: float,
+        matches: int,
         **options: Any,
     ) -> None:
         call_command("migrate", interactive=False, verbosity=0)
+        try:
+            default_launcher()
+        except SandboxUnavailable as exc:
+            # The demo's bots are our own examples: without a sandbox they run unsandboxed.
+            self.stdout.write(f"No sandbox on this machine ({exc}); the demo bots run unsandboxed.")
+            os.environ["BIDEL_UNSAFE_NO_SANDBOX"] = "1"
+            settings.BIDEL_UNSAFE_NO_SANDBOX = True
         signal.signal(signal.SIGTERM, _interrupt)
         supervisor = Supervisor()
         health_url = f"http://{host}:{port}/api/health/"
@@ -76,6 +95,13 @@ class Command(BaseCommand):
             )
             report = self._wait_healthy(supervisor, health_url, startup_timeout)
             self.stdout.write(json.dumps(report, indent=2))
+            if matches:
+                self._seed_and_play(matches)
+            base = f"http://{host}:{port}"
+            self.stdout.write(
+                f"Browse: {base}/api/ladders/1/rankings/  {base}/api/matches/  "
+                f"{base}/api/bots/  {base}/api/docs/  (admin: {base}/admin/)"
+            )
             self.stdout.write(
                 self.style.SUCCESS(f"Bidel is up: {health_url} (Ctrl-C stops everything)")
             )
@@ -89,6 +115,63 @@ class Command(BaseCommand):
         finally:
             supervisor.stop_all()
         self.stdout.write("Stopped.")
+
+    def _seed_and_play(self, count: int) -> None:
+        """Demo users and bots (uploaded like anyone's), validated and laddered by the worker."""
+        from arena import services
+        from arena.models import Bot, BotVersion, Ladder, LadderEntry, Match
+        from arena.selectors import ladder_rankings
+
+        ladder = Ladder.objects.get(name="standard")
+        examples = Path(bots_sdk.__file__).parent / "examples"
+        User = get_user_model()
+        for username, example in (("ada", "ducker"), ("grace", "dumper")):
+            user = User.objects.filter(username=username).first() or services.user_create(
+                username=username, password=secrets.token_urlsafe(12)
+            )
+            bot = Bot.objects.filter(name=example).first() or services.bot_create(
+                owner=user, name=example
+            )
+            if not bot.versions.exists():
+                code = (examples / f"{example}.py").read_bytes()
+                services.version_upload(bot=bot, user=user, filename=f"{example}.py", data=code)
+            LadderEntry.objects.get_or_create(ladder=ladder, bot=bot)
+        self.stdout.write(
+            "Demo users ada and grace uploaded the bots ducker and dumper; validating…"
+        )
+        self._wait(
+            lambda: not BotVersion.objects.filter(status__in=["pending", "validating"]).exists(),
+            180,
+        )
+        target = Match.objects.filter(ladder=ladder, status="finished").count() + count
+        self.stdout.write(f"Playing {count} ladder matches (games to 100) on the worker…")
+        while Match.objects.filter(ladder=ladder, status="finished").count() < target:
+            services.ladder_fill(ladder=ladder)
+            self._wait(
+                lambda: (
+                    not Match.objects.filter(
+                        ladder=ladder, status__in=["queued", "running"]
+                    ).exists()
+                ),
+                600,
+            )
+        services.ratings_recompute(ladder=ladder)
+        self.stdout.write(
+            f"{'rank':>4}  {'bot':12} {'rating':>7}  {'95% interval':>15}  {'live Elo':>8}  matches"
+        )
+        for row in ladder_rankings(ladder):
+            low, high = row["ci95"]
+            self.stdout.write(
+                f"{row['rank']:>4}  {row['bot']['name']:12} {row['rating']:>7.0f}  "
+                f"{f'[{low:.0f}, {high:.0f}]':>15}  {row['live_elo']:>8.0f}  {row['matches']}"
+            )
+
+    def _wait(self, condition: Any, timeout: float) -> None:
+        deadline = time.monotonic() + timeout
+        while not condition():
+            if time.monotonic() > deadline:
+                raise CommandError(f"the worker did not finish in {timeout:g} s")
+            time.sleep(0.5)  # a CLI waiting on its own worker, not a test
 
     def _wait_healthy(self, supervisor: Supervisor, url: str, timeout: float) -> dict[str, Any]:
         deadline = time.monotonic() + timeout

@@ -1,0 +1,1 @@
+"""Example bots (plain files, as authors write them): ``ducker.py`` and ``dumper.py``."""
