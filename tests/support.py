@@ -97,7 +97,7 @@ def _stop_group(process: subprocess.Popen[str]) -> None:
 
 @contextmanager
 def celery_worker(
-    *, env: Mapping[str, str], hostname: str, queues: list[str]
+    *, env: Mapping[str, str], hostname: str, queues: list[str], concurrency: int = 1
 ) -> Iterator[WorkerProcess]:
     """A real ``celery -A hearts_platform worker`` process, yielded once it logs "ready".
 
@@ -111,7 +111,7 @@ def celery_worker(
         "hearts_platform",
         "worker",
         "--pool=prefork",
-        "--concurrency=1",
+        f"--concurrency={concurrency}",
         "--loglevel=INFO",
         f"--hostname={hostname}",
         f"--queues={','.join(queues)}",
