@@ -160,3 +160,31 @@ def test_schema_and_docs() -> None:
     assert schema.status_code == 200 and b"/api/ladders/{id}/rankings/" in schema.content
     assert APIClient().get("/api/docs/").status_code == 200
     assert isinstance(io.BytesIO(schema.content).read(), bytes)
+
+
+def test_rankings_query_count_does_not_grow_with_matches(django_assert_max_num_queries) -> None:  # type: ignore[no-untyped-def]
+    import random as stdlib_random
+
+    from arena.models import LadderEntry, MatchSeat
+
+    ladder = Ladder.objects.get(name="standard")
+    entries = list(LadderEntry.objects.filter(ladder=ladder).order_by("pk"))
+    rng = stdlib_random.Random(1)
+    client = APIClient()
+    for total in (50, 500):
+        have = Match.objects.filter(ladder=ladder).count()
+        batch = Match.objects.bulk_create(
+            Match(kind="ladder", status="finished", ladder=ladder, seed=i, rules="standard")
+            for i in range(have, total)
+        )
+        MatchSeat.objects.bulk_create(
+            MatchSeat(
+                match=m, seat=s, entry=entries[s], builtin=entries[s].builtin, rank=r, score=r
+            )
+            for m in batch
+            for s, r in enumerate(rng.sample(range(4), 4))
+        )
+        services.ratings_recompute(ladder=ladder)
+        with django_assert_max_num_queries(3):
+            rankings = client.get(f"/api/ladders/{ladder.pk}/rankings/").json()
+        assert len(rankings) == 4 and all(row["matches"] == total for row in rankings)

@@ -34,11 +34,10 @@ def keep_the_test_connection() -> Iterator[None]:
 @settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck))
 @pytest.mark.django_db
 def test_no_server_errors_and_responses_match_the_schema(case) -> None:  # type: ignore[no-untyped-def]
-    from schemathesis.checks import not_a_server_error
-    from schemathesis.specs.openapi.checks import response_schema_conformance
-
     from django.contrib.auth import get_user_model
     from rest_framework.authtoken.models import Token
+    from schemathesis.checks import not_a_server_error
+    from schemathesis.specs.openapi.checks import response_schema_conformance
 
     user, _ = get_user_model().objects.get_or_create(username="fuzzer")
     token, _ = Token.objects.get_or_create(user=user)
