@@ -68,6 +68,10 @@ class LadderAdmin(admin.ModelAdmin):
     list_display = ["id", "name", "table_size", "concurrency", "active"]
     inlines = [LadderEntryInline]
 
+    def save_model(self, request: Any, obj: Ladder, form: Any, change: bool) -> None:
+        super().save_model(request, obj, form, change)
+        services.ladder_add_builtins(ladder=obj)  # the reference points of every ladder
+
 
 @admin.register(LadderEntry)
 class LadderEntryAdmin(admin.ModelAdmin):

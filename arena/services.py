@@ -378,6 +378,16 @@ def ratings_recompute(*, ladder: Ladder) -> list[Rating]:
 # --- ladders ------------------------------------------------------------------------------
 
 
+def ladder_add_builtins(*, ladder: Ladder) -> int:
+    """Enter every built-in bot in the ladder (the fixed reference points); returns how many
+    were missing."""
+    added = 0
+    for name in sorted(BUILTIN):
+        _, created = LadderEntry.objects.get_or_create(ladder=ladder, builtin=name)
+        added += created
+    return added
+
+
 def _active_version(entry: LadderEntry) -> BotVersion | None:
     if entry.builtin:
         return None

@@ -217,3 +217,10 @@ def test_admin_requeue_and_ratings_debounce(settings) -> None:  # type: ignore[n
     cache.delete("bidel:ratings:1")
     assert services.ratings_schedule(ladder_id=1) is True
     assert services.ratings_schedule(ladder_id=1) is False  # within the debounce window
+
+
+def test_every_ladder_gets_the_builtins_as_reference_points() -> None:
+    ladder = Ladder.objects.create(name="persian", rules="persian")
+    assert services.ladder_add_builtins(ladder=ladder) == 4
+    assert services.ladder_add_builtins(ladder=ladder) == 0
+    assert ladder.entries.count() == 4
