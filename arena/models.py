@@ -144,6 +144,102 @@ class LadderEntry(models.Model):
         return self.bot.name if self.bot else self.builtin
 
 
+class Tournament(models.Model):
+    """A fixed field of bots, a format, a start time, maybe a repeat schedule; one edition."""
+
+    class Format(models.TextChoices):
+        #: Every bot meets every other equally often (a balanced schedule).
+        ROUND_ROBIN = "round_robin"
+        #: Rounds of tables grouped by current standing, no repeat tables where avoidable.
+        SWISS = "swiss"
+        #: Two bots head to head on duplicate deals until the SPRT decides.
+        MATCH_TEST = "match_test"
+
+    class Status(models.TextChoices):
+        #: Waiting for ``starts_at`` (or a staff start).
+        SCHEDULED = "scheduled"
+        #: Rounds are being played.
+        RUNNING = "running"
+        #: Every round played (or the test decided).
+        FINISHED = "finished"
+        #: Stopped by staff: no new matches.
+        CANCELLED = "cancelled"
+
+    #: Shown everywhere; editions of a repeating tournament share it.
+    name = models.CharField(max_length=100)
+    #: The rules spec; its player count is the table size.
+    rules = models.JSONField(default=standard_rules)
+    #: See :class:`Format`.
+    format = models.CharField(max_length=16, choices=Format.choices)
+    #: Seats per table.
+    table_size = models.PositiveSmallIntegerField(default=4)
+    #: Games to the target per table (when ``hands_per_table`` is null).
+    games_per_table = models.PositiveIntegerField(default=1)
+    #: Hands per table instead of whole games.
+    hands_per_table = models.PositiveIntegerField(null=True, blank=True)
+    #: Replay every deal of a table with the seats rotated through all positions.
+    duplicate = models.BooleanField(default=False)
+    #: A ladder whose ratings the tournament's matches count for.
+    ladder = models.ForeignKey(
+        Ladder, null=True, blank=True, on_delete=models.SET_NULL, related_name="tournaments"
+    )
+    #: When it starts by itself; null: when staff start it.
+    starts_at = models.DateTimeField(null=True, blank=True)
+    #: A cron expression (``m h dom mon dow``, UTC): each run is a new edition.
+    repeat = models.CharField(max_length=100, blank=True, default="")
+    #: See :class:`Status`.
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.SCHEDULED)
+    #: Swiss: rounds to play (null: from the field size). Set for every format at start.
+    rounds = models.PositiveIntegerField(null=True, blank=True)
+    #: The round being played (0 before the start).
+    current_round = models.PositiveIntegerField(default=0)
+    #: The round-robin plan (tables per round, by entry id), fixed at the start.
+    plan = models.JSONField(default=list, blank=True)
+    #: ``match_test``: elo0, elo1, alpha, beta, max_deals.
+    params = models.JSONField(default=dict, blank=True)
+    #: ``match_test``: ``H1`` (the second bot is stronger), ``H0``, or ``undecided``.
+    verdict = models.CharField(max_length=16, blank=True, default="")
+    #: The edition this one repeats.
+    edition_of = models.ForeignKey(
+        "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="editions"
+    )
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-id"]
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.status})"
+
+
+class TournamentEntry(models.Model):
+    """A bot (or built-in) in a tournament; its version is frozen when the tournament starts."""
+
+    #: The tournament.
+    tournament = models.ForeignKey(Tournament, on_delete=models.CASCADE, related_name="entries")
+    #: The bot, for an uploaded bot.
+    bot = models.ForeignKey(Bot, null=True, blank=True, on_delete=models.CASCADE)
+    #: The built-in's name, for a built-in.
+    builtin = models.CharField(max_length=32, blank=True, default="")
+    #: The version that plays every match of the tournament (set at the start).
+    version = models.ForeignKey(BotVersion, null=True, blank=True, on_delete=models.PROTECT)
+
+    class Meta:
+        ordering = ["id"]
+
+    def __str__(self) -> str:
+        return self.label
+
+    @property
+    def label(self) -> str:
+        return self.bot.name if self.bot else self.builtin
+
+
 class Match(models.Model):
     """One match: who sat where, how it went, its game record."""
 
@@ -183,6 +279,13 @@ class Match(models.Model):
     ladder = models.ForeignKey(
         Ladder, null=True, blank=True, on_delete=models.SET_NULL, related_name="matches"
     )
+    #: The tournament it belongs to, with its round, table and seat rotation.
+    tournament = models.ForeignKey(
+        Tournament, null=True, blank=True, on_delete=models.CASCADE, related_name="matches"
+    )
+    round = models.PositiveIntegerField(null=True, blank=True)
+    table = models.PositiveIntegerField(null=True, blank=True)
+    rotation = models.PositiveSmallIntegerField(default=0)
     #: Who asked for it (challenges).
     requested_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL
@@ -233,6 +336,12 @@ class MatchSeat(models.Model):
     faults = models.JSONField(default=list)
     #: The bot's captured stderr (its owner only).
     stderr = models.TextField(blank=True, default="")
+    #: What each hand added to this seat's total (from the record; voids left out).
+    hand_scores = models.JSONField(default=list)
+    #: The tournament entry that played the seat, for tournament matches.
+    tournament_entry = models.ForeignKey(
+        TournamentEntry, null=True, blank=True, on_delete=models.SET_NULL
+    )
 
     class Meta:
         ordering = ["match_id", "seat"]

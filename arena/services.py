@@ -131,11 +131,13 @@ def version_validate(*, version_id: int) -> BotVersion:
 
 @dataclass(frozen=True)
 class SeatSpec:
-    """Who sits in a seat: a bot version, or a built-in by name (and its ladder entry)."""
+    """Who sits in a seat: a bot version, or a built-in by name (and its ladder or
+    tournament entry)."""
 
     version: BotVersion | None = None
     builtin: str = ""
     entry: LadderEntry | None = None
+    tournament_entry: Any = None
 
 
 @transaction.atomic
@@ -148,6 +150,10 @@ def match_create(
     seed: int | None = None,
     ladder: Ladder | None = None,
     requested_by: Any = None,
+    tournament: Any = None,
+    round: int | None = None,
+    table: int | None = None,
+    rotation: int = 0,
 ) -> Match:
     from engine.rules import RuleSet
 
@@ -158,11 +164,19 @@ def match_create(
         )
     match = Match.objects.create(
         kind=kind, rules=ruleset.to_spec(), hands=hands, ladder=ladder, requested_by=requested_by,
+        tournament=tournament, round=round, table=table, rotation=rotation,
         seed=seed if seed is not None else random.SystemRandom().randrange(2**62),
         engine_version=engine.__version__,
     )  # fmt: skip
     MatchSeat.objects.bulk_create(
-        MatchSeat(match=match, seat=i, version=s.version, builtin=s.builtin, entry=s.entry)
+        MatchSeat(
+            match=match,
+            seat=i,
+            version=s.version,
+            builtin=s.builtin,
+            entry=s.entry,
+            tournament_entry=s.tournament_entry,
+        )  # fmt: skip
         for i, s in enumerate(seats)
     )
     _enqueue("arena.match_run", match.pk)
@@ -216,7 +230,8 @@ def match_finish(*, match_id: int, attempt: int, result: dict[str, Any]) -> bool
     ).update(status=Match.Status.FINISHED, record=result, finished_at=now, lease_until=None)
     if not stored:
         return False  # a duplicate or stale worker: the first result stands
-    totals = _totals(result)
+    state = _replayed(result)
+    totals = state.totals
     places = places_from_scores(totals)
     for seat in MatchSeat.objects.filter(match_id=match_id).order_by("seat"):
         extra = result["seats"][seat.seat]
@@ -224,11 +239,14 @@ def match_finish(*, match_id: int, attempt: int, result: dict[str, Any]) -> bool
         seat.rank = places[seat.seat]
         seat.faults = extra["faults"]
         seat.stderr = extra["stderr"]
-        seat.save(update_fields=["score", "rank", "faults", "stderr"])
+        seat.hand_scores = [h.scores[seat.seat] for h in state.history if not h.void]
+        seat.save(update_fields=["score", "rank", "faults", "stderr", "hand_scores"])
     match = Match.objects.get(pk=match_id)
-    if match.kind == Match.Kind.LADDER and match.ladder_id:
+    if match.ladder_id and match.kind in (Match.Kind.LADDER, Match.Kind.TOURNAMENT):
         live_elo_apply(match=match)
         ratings_schedule(ladder_id=match.ladder_id)
+    if match.tournament_id:
+        _enqueue("arena.tournament_advance", match.tournament_id)
     return True
 
 
@@ -252,10 +270,10 @@ def ratings_schedule(*, ladder_id: int) -> bool:
     return True
 
 
-def _totals(result: dict[str, Any]) -> list[int]:
+def _replayed(result: dict[str, Any]) -> Any:
     from engine.record import replay
 
-    return replay({k: result[k] for k in ("rules", "seed", "hands") if k in result}).totals
+    return replay({k: result[k] for k in ("rules", "seed", "hands") if k in result})
 
 
 @transaction.atomic
@@ -328,8 +346,11 @@ def live_elo_apply(*, match: Match) -> bool:
 def ladder_tables(ladder: Ladder) -> list[Table]:
     """The ladder's rated history: every finished ladder match, in order."""
     tables = []
+    # Ladder matches, and the matches of tournaments that feed this ladder.
     matches = Match.objects.filter(
-        ladder=ladder, kind=Match.Kind.LADDER, status=Match.Status.FINISHED
+        ladder=ladder,
+        kind__in=[Match.Kind.LADDER, Match.Kind.TOURNAMENT],
+        status=Match.Status.FINISHED,
     )
     seats = (
         MatchSeat.objects.filter(match__in=matches)

@@ -12,7 +12,7 @@ from typing import Any
 
 from celery import shared_task
 
-from arena import services
+from arena import services, tournaments
 from arena.models import Ladder
 
 
@@ -57,3 +57,15 @@ def ladders_fill() -> int:
 def matches_reap() -> int:
     """Periodic: re-queue matches whose worker was lost."""
     return services.matches_reap()
+
+
+@shared_task(name="arena.tournament_advance")
+def tournament_advance(tournament_id: int) -> str:
+    """After a tournament match: the next round, a decision, or the end."""
+    return tournaments.tournament_advance(tournament_id=tournament_id).status
+
+
+@shared_task(name="arena.tournaments_tick")
+def tournaments_tick() -> dict[str, int]:
+    """Periodic: start due tournaments (and their next editions), advance running ones."""
+    return tournaments.tournaments_tick()

@@ -171,6 +171,10 @@ CELERY_BEAT_SCHEDULER = "django_celery_beat.schedulers:DatabaseScheduler"
 CELERY_BEAT_SCHEDULE = {
     "fill ladders": {"task": "arena.ladders_fill", "schedule": 10.0},
     "reap lost matches": {"task": "arena.matches_reap", "schedule": 60.0},
+    "start and advance tournaments": {
+        "task": "arena.tournaments_tick",
+        "schedule": float(env.int("TOURNAMENT_TICK_SECONDS", 5, minimum=1)),
+    },
 }
 CELERY_TIMEZONE = "UTC"
 CELERY_ENABLE_UTC = True
