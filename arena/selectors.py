@@ -53,7 +53,7 @@ def ladder_rankings(ladder: Ladder) -> list[dict[str, Any]]:
 
 
 def matches(*, ladder: int | None = None, bot: int | None = None, status: str | None = None,
-            kind: str | None = None) -> QuerySet[Match]:  # fmt: skip
+            kind: str | None = None, tournament: int | None = None) -> QuerySet[Match]:  # fmt: skip
     query = Match.objects.all().prefetch_related(
         Prefetch(
             "seats", queryset=MatchSeat.objects.select_related("version__bot").order_by("seat")
@@ -63,6 +63,8 @@ def matches(*, ladder: int | None = None, bot: int | None = None, status: str | 
         query = query.filter(ladder_id=ladder)
     if bot is not None:
         query = query.filter(seats__version__bot_id=bot).distinct()
+    if tournament is not None:
+        query = query.filter(tournament_id=tournament)
     if status:
         query = query.filter(status=status)
     if kind:

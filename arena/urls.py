@@ -11,5 +11,6 @@ router.register("users", views.UserViewSet, basename="user")
 router.register("bots", views.BotViewSet, basename="bot")
 router.register("ladders", views.LadderViewSet, basename="ladder")
 router.register("matches", views.MatchViewSet, basename="match")
+router.register("tournaments", views.TournamentViewSet, basename="tournament")
 
 urlpatterns = [path("token/", obtain_auth_token, name="token"), *router.urls]

@@ -7,7 +7,7 @@ from typing import Any
 from django.contrib.auth import get_user_model
 from rest_framework import serializers
 
-from arena.models import Bot, BotVersion, Ladder, Match, MatchSeat
+from arena.models import Bot, BotVersion, Ladder, Match, MatchSeat, Tournament
 from arena.selectors import active_version
 
 
@@ -98,3 +98,41 @@ class ChallengeSerializer(serializers.Serializer):
     seats = serializers.ListField(child=serializers.JSONField(), min_length=3, max_length=11)
     rules = serializers.JSONField(default="standard")
     hands = serializers.IntegerField(min_value=1, max_value=50, required=False)
+
+
+class TournamentSerializer(serializers.ModelSerializer):
+    progress = serializers.SerializerMethodField()
+    bots = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Tournament
+        fields = [
+            "id", "name", "rules", "format", "table_size", "games_per_table", "hands_per_table",
+            "duplicate", "ladder", "starts_at", "repeat", "status", "rounds", "current_round",
+            "params", "verdict", "edition_of", "bots", "progress", "created_at", "started_at",
+            "finished_at",
+        ]  # fmt: skip
+
+    def get_progress(self, tournament: Any) -> dict[str, int]:
+        from arena.tournaments import tournament_progress
+
+        return tournament_progress(tournament)
+
+    def get_bots(self, tournament: Any) -> list[dict[str, Any]]:
+        return [{"id": e.bot_id, "name": e.label} for e in tournament.entries.select_related("bot")]
+
+
+class TournamentCreateSerializer(serializers.Serializer):
+    name = serializers.CharField(max_length=100)
+    rules = serializers.JSONField(default="standard")
+    format = serializers.ChoiceField(choices=["round_robin", "swiss", "match_test"])
+    bots = serializers.ListField(child=serializers.JSONField(), min_length=2, max_length=64)
+    table_size = serializers.IntegerField(min_value=3, max_value=11, default=4)
+    games_per_table = serializers.IntegerField(min_value=1, max_value=50, default=1)
+    hands_per_table = serializers.IntegerField(min_value=1, max_value=100, required=False)
+    duplicate = serializers.BooleanField(default=False)
+    ladder = serializers.IntegerField(min_value=1, required=False)
+    starts_at = serializers.DateTimeField(required=False)
+    repeat = serializers.CharField(max_length=100, required=False, allow_blank=True)
+    rounds = serializers.IntegerField(min_value=1, max_value=100, required=False)
+    params = serializers.DictField(required=False)

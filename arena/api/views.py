@@ -147,8 +147,9 @@ class MatchViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Ge
         if kind and kind not in Match.Kind.values:
             raise exceptions.ValidationError({"kind": f"one of {', '.join(Match.Kind.values)}"})
         return selectors.matches(
-            ladder=number("ladder"), bot=number("bot"), status=status_filter, kind=kind
-        )
+            ladder=number("ladder"), bot=number("bot"), status=status_filter, kind=kind,
+            tournament=number("tournament"),
+        )  # fmt: skip
 
     @extend_schema(request=s.ChallengeSerializer, responses={201: s.MatchSerializer})
     def create(self, request: Request) -> Response:
@@ -197,3 +198,59 @@ class MatchViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Ge
             if seat.version_id and seat.version.bot.owner_id == request.user.pk  # type: ignore[union-attr]
         ]
         return Response({"match": match.pk, "seats": own})
+
+
+class TournamentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
+    """Tournaments: anyone reads them and their standings; staff create, start and cancel."""
+
+    serializer_class = s.TournamentSerializer
+    permission_classes = [permissions.IsAuthenticatedOrReadOnly]
+
+    def get_queryset(self) -> Any:
+        from arena.models import Tournament
+
+        return Tournament.objects.order_by("-id")
+
+    def _staff(self, request: Request) -> None:
+        if not (request.user.is_authenticated and request.user.is_staff):
+            raise exceptions.PermissionDenied("only staff run tournaments")
+
+    @extend_schema(request=s.TournamentCreateSerializer, responses={201: s.TournamentSerializer})
+    def create(self, request: Request) -> Response:
+        from arena import tournaments
+
+        self._staff(request)
+        data = s.TournamentCreateSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        values = dict(data.validated_data)
+        if "ladder" in values:
+            values["ladder"] = get_object_or_404(Ladder, pk=values["ladder"])
+        tournament = tournaments.tournament_create(created_by=request.user, **values)
+        return Response(s.TournamentSerializer(tournament).data, status=status.HTTP_201_CREATED)
+
+    @extend_schema(request=None, responses={200: s.TournamentSerializer})
+    @action(detail=True, methods=["post"])
+    def start(self, request: Request, pk: str | None = None) -> Response:
+        from arena import tournaments
+
+        self._staff(request)
+        tournament = self.get_object()
+        tournaments.tournament_start(tournament_id=tournament.pk)
+        tournament.refresh_from_db()
+        return Response(s.TournamentSerializer(tournament).data)
+
+    @extend_schema(request=None, responses={200: s.TournamentSerializer})
+    @action(detail=True, methods=["post"])
+    def cancel(self, request: Request, pk: str | None = None) -> Response:
+        from arena import tournaments
+
+        self._staff(request)
+        tournament = tournaments.tournament_cancel(tournament_id=self.get_object().pk)
+        return Response(s.TournamentSerializer(tournament).data)
+
+    @extend_schema(responses={200: dict})
+    @action(detail=True, methods=["get"])
+    def standings(self, request: Request, pk: str | None = None) -> Response:
+        from arena import tournaments
+
+        return Response(tournaments.tournament_standings(self.get_object()))

@@ -188,3 +188,48 @@ def test_rankings_query_count_does_not_grow_with_matches(django_assert_max_num_q
         with django_assert_max_num_queries(3):
             rankings = client.get(f"/api/ladders/{ladder.pk}/rankings/").json()
         assert len(rankings) == 4 and all(row["matches"] == total for row in rankings)
+
+
+def test_tournaments_through_the_api() -> None:
+    from django.contrib.auth import get_user_model
+
+    from arena import tournaments
+
+    staff = _signed_in("boss")
+    get_user_model().objects.filter(username="boss").update(is_staff=True)
+    body = {
+        "name": "Sunday cup", "format": "round_robin", "table_size": 4, "hands_per_table": 1,
+        "bots": ["random", "low", "heuristic", "montecarlo"], "duplicate": True,
+        "repeat": "0 18 * * 0",
+    }  # fmt: skip
+    assert _signed_in("pleb").post("/api/tournaments/", body, format="json").status_code == 403
+    created = staff.post("/api/tournaments/", body, format="json")
+    assert created.status_code == 201, created.json()
+    tournament = created.json()
+    assert tournament["status"] == "scheduled" and len(tournament["bots"]) == 4
+    started = staff.post(f"/api/tournaments/{tournament['id']}/start/").json()
+    assert started["status"] == "running" and started["progress"] == {"done": 0, "total": 4}
+    for match in (
+        APIClient().get("/api/matches/", {"tournament": tournament["id"]}).json()["results"]
+    ):
+        services.match_run(match_id=match["id"])
+    tournaments.tournament_advance(tournament_id=tournament["id"])
+    detail = APIClient().get(f"/api/tournaments/{tournament['id']}/").json()
+    assert detail["status"] == "finished" and detail["progress"] == {"done": 4, "total": 4}
+    standings = APIClient().get(f"/api/tournaments/{tournament['id']}/standings/").json()
+    for row in standings:
+        assert {
+            "rank",
+            "bot",
+            "version",
+            "points",
+            "mean_points_per_hand",
+            "ci95",
+            "matches",
+            "wins",
+            "faults",
+        } <= set(row)
+    assert [r["rank"] for r in standings] == [1, 2, 3, 4]
+    assert staff.post(f"/api/tournaments/{tournament['id']}/cancel/").json()["status"] == "finished"
+    bad = staff.post("/api/tournaments/", {**body, "repeat": "someday"}, format="json")
+    assert bad.status_code == 400 and "five fields" in str(bad.json())
