@@ -303,8 +303,15 @@ def match_requeue(*, match_id: int) -> bool:
     return bool(updated)
 
 
+#: A match queued this long without a claim has its message sent again (MATCH_RESEND_SECONDS):
+#: a broker that lost its queue (a restarted Redis, the embedded broker's killed worker) loses
+#: no match, and a duplicate message is harmless (the claim is a compare-and-set).
+RESEND_SECONDS = int(getattr(settings, "MATCH_RESEND_SECONDS", 120))
+
+
 def matches_reap() -> int:
-    """Re-queue matches whose worker died (expired lease); fail the ones out of attempts."""
+    """Re-queue matches whose worker was lost (expired lease; failed once out of attempts),
+    and send again the messages of matches queued too long."""
     now = timezone.now()
     expired = list(
         Match.objects.filter(status=Match.Status.RUNNING, lease_until__lt=now).values_list(
@@ -315,6 +322,11 @@ def matches_reap() -> int:
         match_attempt_failed(
             match_id=match_id, attempt=attempts, error="lease expired: the worker was lost"
         )
+    stale = Match.objects.filter(
+        status=Match.Status.QUEUED, created_at__lt=now - timedelta(seconds=RESEND_SECONDS)
+    ).values_list("pk", flat=True)
+    for match_id in stale:
+        _enqueue("arena.match_run", match_id)
     return len(expired)
 
 

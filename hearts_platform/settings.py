@@ -170,7 +170,10 @@ CELERY_BEAT_SCHEDULER = "django_celery_beat.schedulers:DatabaseScheduler"
 # Periodic work, declared here once; django-celery-beat keeps it in the database.
 CELERY_BEAT_SCHEDULE = {
     "fill ladders": {"task": "arena.ladders_fill", "schedule": 10.0},
-    "reap lost matches": {"task": "arena.matches_reap", "schedule": 60.0},
+    "reap lost matches": {
+        "task": "arena.matches_reap",
+        "schedule": float(env.int("REAP_SECONDS", 60, minimum=1)),
+    },
     "start and advance tournaments": {
         "task": "arena.tournaments_tick",
         "schedule": float(env.int("TOURNAMENT_TICK_SECONDS", 5, minimum=1)),
@@ -186,6 +189,8 @@ HEALTH_TIMEOUT = float(env.int("HEALTH_TIMEOUT", 1, minimum=1))
 BIDEL_UNSAFE_NO_SANDBOX = env.bool("BIDEL_UNSAFE_NO_SANDBOX", False)
 # A running match whose worker is silent this long is given to another worker by the reaper.
 MATCH_LEASE_SECONDS = env.int("MATCH_LEASE_SECONDS", 20 * 60, minimum=1)
+# A queued match unclaimed this long has its message sent again (a broker may lose messages).
+MATCH_RESEND_SECONDS = env.int("MATCH_RESEND_SECONDS", 120, minimum=1)
 
 # --- REST API -------------------------------------------------------------------------------
 

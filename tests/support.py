@@ -149,3 +149,31 @@ def client_app(transport: Mapping[str, Any]) -> Celery:
     app.config_from_object("django.conf:settings", namespace="CELERY")
     app.conf.update(dict(transport))
     return app
+
+
+@contextmanager
+def celery_beat(*, env: Mapping[str, str], folder: Path) -> Iterator[WorkerProcess]:
+    """A real ``celery -A hearts_platform beat`` with django-celery-beat's scheduler, yielded
+    once it has started."""
+    argv = [
+        sys.executable, "-m", "celery", "-A", "hearts_platform", "beat", "--loglevel=INFO",
+        "--scheduler=django_celery_beat.schedulers:DatabaseScheduler",
+        f"--pidfile={folder / 'beat.pid'}",
+    ]  # fmt: skip
+    process = subprocess.Popen(
+        argv, cwd=PROJECT_DIR, env=dict(env), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+        text=True, start_new_session=True,
+    )  # fmt: skip
+    beat = WorkerProcess(process=process, hostname="beat")
+    try:
+        assert process.stdout is not None
+        for line in process.stdout:
+            beat.output.append(line)
+            if "beat: Starting" in line:
+                break
+        else:
+            raise AssertionError(f"beat exited before it started:\n{beat.log()}")
+        threading.Thread(target=lambda: beat.output.extend(process.stdout), daemon=True).start()
+        yield beat
+    finally:
+        _stop_group(process)

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import os
 import signal
-import time
 import uuid
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack
@@ -14,14 +13,13 @@ from typing import Any
 
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
-from django.db import connection
 from rest_framework.test import APIClient
 
 from arena import services
 from arena.models import Ladder, LadderEntry, Match
-from bots_sdk.sandbox import SandboxUnavailable, default_launcher
 from engine.record import verify
-from tests.support import celery_worker, child_env
+from tests.arena.live import sandbox_env, wait_until, worker_env
+from tests.support import celery_worker
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -32,44 +30,15 @@ BOT = (
 )
 
 
-def _sandbox_env() -> dict[str, str | None]:
-    try:
-        default_launcher()
-        return {"BIDEL_UNSAFE_NO_SANDBOX": None}
-    except SandboxUnavailable:
-        return {"BIDEL_UNSAFE_NO_SANDBOX": "1"}  # a development machine without a sandbox
-
-
-def _worker_env(**extra: str) -> dict[str, str]:
-    """The test database for the worker processes (it is not the default one)."""
-    db = connection.settings_dict
-    if db["ENGINE"].endswith("sqlite3"):
-        url = f"sqlite:///{db['NAME']}"
-    else:
-        url = f"postgres://{db['USER']}@{db['HOST']}:{db['PORT'] or 5432}/{db['NAME']}"
-    return child_env({"DATABASE_URL": url, **_sandbox_env(), **extra})
-
-
-def wait_until(condition: Callable[[], Any], timeout: float, what: str) -> Any:
-    """Check ``condition`` until it holds (a database state written by a worker)."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = condition()
-        if value:
-            return value
-        time.sleep(0.2)  # polling a state; the condition, not the time, ends the wait
-    raise AssertionError(f"timed out waiting for {what}")
-
-
 @pytest.fixture
 def workers(settings: Any) -> Iterator[Callable[..., Any]]:
-    settings.BIDEL_UNSAFE_NO_SANDBOX = _sandbox_env()["BIDEL_UNSAFE_NO_SANDBOX"] == "1"
+    settings.BIDEL_UNSAFE_NO_SANDBOX = sandbox_env()["BIDEL_UNSAFE_NO_SANDBOX"] == "1"
     with ExitStack() as stack:
 
         def start(**extra: str) -> Any:
             name = f"e2e-{uuid.uuid4().hex[:6]}@test"
             return stack.enter_context(
-                celery_worker(env=_worker_env(**extra), hostname=name, queues=["celery"])
+                celery_worker(env=worker_env(**extra), hostname=name, queues=["celery"])
             )
 
         yield start

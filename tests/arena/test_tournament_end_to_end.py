@@ -1,0 +1,151 @@
+"""Tournaments on real processes: a Celery beat starts a scheduled tournament and workers play
+it to the end, unattended — also through a killed worker and a restarted Redis."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import uuid
+from collections.abc import Iterator
+from contextlib import ExitStack
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+from django.conf import settings as django_settings
+from django.utils import timezone
+
+from arena import tournaments
+from arena.models import Match, Tournament
+from engine.record import replay
+from tests.arena.live import sandbox_env, wait_until, worker_env
+from tests.support import celery_beat, celery_worker, requires_redis
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+BUILTINS = ["random", "low", "heuristic", "montecarlo"]
+FAST = {"TOURNAMENT_TICK_SECONDS": "1", "REAP_SECONDS": "1", "MATCH_LEASE_SECONDS": "4",
+        "MATCH_RESEND_SECONDS": "4"}  # fmt: skip
+
+
+@pytest.fixture
+def processes(settings: Any, tmp_path: Path) -> Iterator[Any]:
+    settings.BIDEL_UNSAFE_NO_SANDBOX = sandbox_env()["BIDEL_UNSAFE_NO_SANDBOX"] == "1"
+    with ExitStack() as stack:
+
+        class Start:
+            @staticmethod
+            def worker() -> Any:
+                name = f"t-{uuid.uuid4().hex[:6]}@test"
+                return stack.enter_context(
+                    celery_worker(env=worker_env(**FAST), hostname=name, queues=["celery"])
+                )
+
+            @staticmethod
+            def beat() -> Any:
+                return stack.enter_context(celery_beat(env=worker_env(**FAST), folder=tmp_path))
+
+        yield Start
+
+
+def _consistent(tournament: Tournament) -> None:
+    """Standings equal what the stored records say, and every planned match counted once."""
+    points: dict[str, float] = {}
+    for match in tournament.matches.filter(status="finished"):
+        state = replay(match.record)
+        for seat in match.seats.select_related("tournament_entry__bot"):
+            label = seat.tournament_entry.label  # type: ignore[union-attr]
+            points[label] = points.get(label, 0) + sum(
+                h.scores[seat.seat] for h in state.history if not h.void
+            )
+            assert seat.rank is not None
+    rows = tournaments.tournament_standings(tournament)
+    assert {r["bot"]["name"]: r["points"] for r in rows} == points
+    progress = tournaments.tournament_progress(tournament)
+    assert (
+        progress["done"]
+        == progress["total"]
+        == tournament.matches.filter(status="finished").count()
+    )
+    keys = list(tournament.matches.values_list("round", "table", "seed", "rotation"))
+    assert len(keys) == len(set(keys))  # no match created twice
+
+
+def test_a_scheduled_tournament_starts_plays_and_finishes_by_itself(processes: Any) -> None:
+    tournament = tournaments.tournament_create(
+        name="unattended", format="round_robin", bots=BUILTINS, table_size=3, hands_per_table=1,
+        duplicate=True, starts_at=timezone.now() + timedelta(seconds=3),
+    )  # fmt: skip
+    processes.worker()
+    processes.beat()
+    wait_until(
+        lambda: Tournament.objects.get(pk=tournament.pk).status == "running", 60, "the start"
+    )
+    done = wait_until(
+        lambda: Tournament.objects.filter(pk=tournament.pk, status="finished").first(),
+        300,
+        "the end",
+    )
+    assert done.current_round == done.rounds > 1  # rounds advanced with nobody's help
+    _consistent(done)
+
+
+def _restart_redis() -> None:
+    subprocess.run(
+        ["redis-cli", "-u", django_settings.REDIS_URL, "shutdown", "nosave"],
+        capture_output=True,
+        timeout=30,
+    )
+    os.makedirs("/var/lib/redis", exist_ok=True)
+    os.makedirs("/var/log/redis", exist_ok=True)
+    subprocess.run(
+        ["redis-server", "--daemonize", "yes", "--bind", "127.0.0.1", "-::1", "--port", "6379",
+         "--save", "", "--appendonly", "no", "--dir", "/var/lib/redis",
+         "--logfile", "/var/log/redis/ci.log"],
+        check=True, timeout=30,
+    )  # fmt: skip
+
+    def answers() -> bool:
+        ping = ["redis-cli", "-u", django_settings.REDIS_URL, "ping"]
+        return subprocess.run(ping, capture_output=True).stdout.strip() == b"PONG"
+
+    wait_until(answers, 30, "Redis to come back")
+
+
+@requires_redis
+@pytest.mark.skipif(
+    shutil.which("redis-server") is None, reason="redis-server is not installed here"
+)
+def test_a_killed_worker_and_a_restarted_redis_lose_nothing(processes: Any) -> None:
+    tournament = tournaments.tournament_create(
+        name="storm", format="round_robin", bots=BUILTINS, table_size=4, hands_per_table=3,
+        duplicate=True, games_per_table=3, starts_at=timezone.now(),
+    )  # fmt: skip
+    doomed = processes.worker()
+    processes.worker()
+    processes.beat()
+    wait_until(
+        lambda: Match.objects.filter(tournament=tournament, status="finished").exists(),
+        120,
+        "a first result",
+    )
+    wait_until(
+        lambda: Match.objects.filter(tournament=tournament, status="running").exists(),
+        120,
+        "a match in play",
+    )
+    os.killpg(doomed.process.pid, signal.SIGKILL)
+    try:
+        _restart_redis()  # queued messages are gone with it: the database is the truth
+    finally:
+        subprocess.run(["redis-cli", "-u", django_settings.REDIS_URL, "ping"], capture_output=True)
+    done = wait_until(
+        lambda: Tournament.objects.filter(pk=tournament.pk, status="finished").first(),
+        600,
+        "the end",
+    )
+    _consistent(done)
+    assert done.matches.filter(status="finished").count() == 12  # 3 deals x 4 rotations
