@@ -12,3 +12,20 @@ def pytest_report_header(config: pytest.Config) -> list[str]:
         f"bidel: database {database['ENGINE'].rsplit('.', 1)[-1]} ({where}); "
         f"broker {maybe_sanitize_url(settings.CELERY_BROKER_URL)}"
     ]
+
+
+@pytest.fixture(autouse=True)
+def fresh_throttles() -> None:
+    """Request throttles count per user id, and ids restart in every test database: forget
+    the counts of earlier tests (only the throttle keys — the cache may share Redis with the
+    broker)."""
+    from django.core.cache import cache
+
+    backend = type(cache).__name__
+    if backend == "RedisCache":
+        client = cache._cache.get_client(None, write=True)  # type: ignore[attr-defined]
+        for key in client.scan_iter(match="*throttle_*"):
+            client.delete(key)
+    else:
+        for key in [f"throttle_challenges_{i}" for i in range(1, 500)]:
+            cache.delete(key)
