@@ -4,6 +4,7 @@ from django.contrib import admin
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
+from arena import web
 from hearts_platform.views import HealthView
 
 urlpatterns = [
@@ -12,4 +13,8 @@ urlpatterns = [
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="docs"),
     path("api/", include("arena.urls")),
+    path("", web.home, name="home"),
+    path("ladders/<int:ladder_id>/", web.ladder_page, name="ladder"),
+    path("bots/<int:bot_id>/", web.bot_page, name="bot"),
+    path("matches/<int:match_id>/", web.match_page, name="match"),
 ]

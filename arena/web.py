@@ -1,0 +1,78 @@
+"""Server-rendered pages for people: thin views over the selectors (the API's twins)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from django.db.models import Prefetch
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, render
+
+from arena import selectors
+from arena.models import Bot, BotVersion, Ladder, Match, MatchSeat, Tournament
+from arena.replays import replay_frames
+
+
+def _recent_matches(limit: int = 20, **filters: Any) -> list[Match]:
+    return list(
+        Match.objects.filter(**filters)
+        .prefetch_related(
+            Prefetch(
+                "seats", queryset=MatchSeat.objects.select_related("version__bot").order_by("seat")
+            )
+        )
+        .order_by("-id")[:limit]
+    )
+
+
+def home(request: HttpRequest) -> HttpResponse:
+    ladders = [
+        {"ladder": ladder, "top": selectors.ladder_rankings(ladder)[:10]}
+        for ladder in Ladder.objects.filter(active=True).order_by("id")
+    ]
+    tournaments = Tournament.objects.filter(status__in=["running", "scheduled"]).order_by(
+        "starts_at"
+    )[:10]
+    return render(request, "arena/home.html", {"ladders": ladders, "tournaments": tournaments,
+                                               "matches": _recent_matches(10)})  # fmt: skip
+
+
+def ladder_page(request: HttpRequest, ladder_id: int) -> HttpResponse:
+    ladder = get_object_or_404(Ladder, pk=ladder_id)
+    rows = selectors.ladder_rankings(ladder)
+    low = min((r["ci95"][0] for r in rows), default=0.0)
+    high = max((r["ci95"][1] for r in rows), default=1.0)
+    span = max(high - low, 1.0)
+    for row in rows:  # the interval bar, as percentages of the table's whole range
+        row["bar_left"] = round(100 * (row["ci95"][0] - low) / span, 2)
+        row["bar_width"] = round(100 * (row["ci95"][1] - row["ci95"][0]) / span, 2)
+        row["dot"] = round(100 * (row["rating"] - low) / span, 2)
+    return render(
+        request, "arena/ladder.html", {"ladder": ladder, "rows": rows, "low": low, "high": high}
+    )
+
+
+def bot_page(request: HttpRequest, bot_id: int) -> HttpResponse:
+    bot = get_object_or_404(Bot.objects.select_related("owner"), pk=bot_id)
+    versions = BotVersion.objects.filter(bot=bot).order_by("-number")
+    owner = request.user.is_authenticated and request.user.pk == bot.owner_id
+    matches = _recent_matches(20, seats__version__bot=bot)
+    return render(
+        request,
+        "arena/bot.html",
+        {"bot": bot, "versions": versions, "owner": owner, "matches": matches},
+    )
+
+
+def match_page(request: HttpRequest, match_id: int) -> HttpResponse:
+    match = get_object_or_404(Match, pk=match_id)
+    seats = list(match.seats.select_related("version__bot").order_by("seat"))
+    names = [s.version.bot.name if s.version else s.builtin for s in seats]  # type: ignore[union-attr]
+    frames = None
+    if match.record is not None:
+        frames = replay_frames(match.record)
+        frames["faults"] = [seat.get("faults", []) for seat in match.record.get("seats", [])]
+    context = {"match": match, "seats": seats, "frames_json": json.dumps(frames) if frames else "",
+               "names_json": json.dumps(names)}  # fmt: skip
+    return render(request, "arena/match.html", context)
