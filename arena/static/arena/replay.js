@@ -41,7 +41,6 @@
     const table = document.getElementById("table");
     table.innerHTML = "";
     for (let seat = 0; seat < data.players; seat++) {
-      const played = new Set();
       const box = document.createElement("div");
       box.className = "seat";
       box.dataset.seat = seat;
@@ -57,13 +56,22 @@
       box.appendChild(cards);
       const faults = (data.faults && data.faults[seat]) || [];
       if (faults.length) { const f = document.createElement("p"); f.className = "fault"; f.textContent = `${faults.length} fault(s)`; box.appendChild(f); }
-      played.clear();
       table.appendChild(box);
     }
     const centre = document.createElement("div");
     centre.className = "trick";
     centre.setAttribute("aria-label", "Cards on the table");
-    inTrick.forEach(([s, c]) => { const item = card(c); item.title = names[s]; centre.appendChild(item); });
+    inTrick.forEach(([s, c]) => {
+      const item = card(c);
+      item.title = names[s];
+      const who = document.createElement("small");
+      who.className = "who";
+      who.textContent = names[s];
+      const slot = document.createElement("span");
+      slot.className = "played";
+      slot.append(item, who);
+      centre.appendChild(slot);
+    });
     table.appendChild(centre);
     let text = `Hand ${hand + 1}, `;
     text += step === 0 ? `after passing (${h.pass_direction})` : `trick ${trickIndex + 1}, card ${inTrick.length} of ${data.players}`;
