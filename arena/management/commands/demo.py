@@ -99,8 +99,8 @@ class Command(BaseCommand):
                 self._seed_and_play(matches)
             base = f"http://{host}:{port}"
             self.stdout.write(
-                f"Browse: {base}/api/ladders/1/rankings/  {base}/api/matches/  "
-                f"{base}/api/bots/  {base}/api/docs/  (admin: {base}/admin/)"
+                f"Browse: {base}/ (pages)  {base}/ladders/1/  {base}/api/ladders/1/rankings/  "
+                f"{base}/api/matches/  {base}/api/docs/  (admin: {base}/admin/)"
             )
             self.stdout.write(
                 self.style.SUCCESS(f"Bidel is up: {health_url} (Ctrl-C stops everything)")
