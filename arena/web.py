@@ -76,3 +76,54 @@ def match_page(request: HttpRequest, match_id: int) -> HttpResponse:
     context = {"match": match, "seats": seats, "frames_json": json.dumps(frames) if frames else "",
                "names_json": json.dumps(names)}  # fmt: skip
     return render(request, "arena/match.html", context)
+
+
+def tournament_page(request: HttpRequest, tournament_id: int) -> HttpResponse:
+    from arena.tournaments import tournament_progress, tournament_standings
+
+    tournament = get_object_or_404(Tournament, pk=tournament_id)
+    rows = tournament_standings(tournament)
+    low = min((r["ci95"][0] for r in rows), default=0.0)
+    high = max((r["ci95"][1] for r in rows), default=1.0)
+    span = max(high - low, 1e-9)
+    for row in rows:
+        row["bar_left"] = round(100 * (row["ci95"][0] - low) / span, 2)
+        row["bar_width"] = round(100 * (row["ci95"][1] - row["ci95"][0]) / span, 2)
+        row["dot"] = round(100 * (row["mean_points_per_hand"] - low) / span, 2)
+    # Crosstable: how often the row's entry finished above the column's at the same table.
+    above: dict[tuple[int, int], int] = {}
+    met: dict[tuple[int, int], int] = {}
+    seats = MatchSeat.objects.filter(
+        match__tournament=tournament, match__status="finished"
+    ).values_list("match_id", "tournament_entry_id", "rank")
+    by_match: dict[int, list[tuple[int, int]]] = {}
+    for match_id, entry_id, rank in seats:
+        by_match.setdefault(match_id, []).append((entry_id, rank))
+    for table in by_match.values():
+        for a, rank_a in table:
+            for b, rank_b in table:
+                if a != b:
+                    met[(a, b)] = met.get((a, b), 0) + 1
+                    above[(a, b)] = above.get((a, b), 0) + (rank_a < rank_b)
+    order = [r["entry"] for r in rows]
+    crosstable = [
+        {
+            "row": r,
+            "cells": [
+                f"{above.get((r['entry'], c), 0)}/{met.get((r['entry'], c), 0)}"
+                if c != r["entry"]
+                else "—"
+                for c in order
+            ],
+        }
+        for r in rows
+    ]
+    matches = tournament.matches.order_by("round", "table", "rotation").values(
+        "pk", "round", "table", "rotation", "status"
+    )
+    context = {
+        "tournament": tournament, "rows": rows, "crosstable": crosstable, "matches": list(matches),
+        "progress": tournament_progress(tournament),
+        "refresh": tournament.status in ("running", "scheduled"),
+    }  # fmt: skip
+    return render(request, "arena/tournament.html", context)

@@ -17,4 +17,5 @@ urlpatterns = [
     path("ladders/<int:ladder_id>/", web.ladder_page, name="ladder"),
     path("bots/<int:bot_id>/", web.bot_page, name="bot"),
     path("matches/<int:match_id>/", web.match_page, name="match"),
+    path("tournaments/<int:tournament_id>/", web.tournament_page, name="tournament"),
 ]

@@ -113,3 +113,23 @@ def test_replay_frames_of_a_cancellation_game() -> None:
         assert hand["totals"] == running
         assert all(len(t["plays"]) == 6 for t in hand["tricks"])
     assert running == replay(record).totals
+
+
+def test_tournament_page_standings_crosstable_and_refresh() -> None:
+    from arena import tournaments
+
+    tournament = tournaments.tournament_create(
+        name="cup", format="round_robin", bots=["random", "low", "heuristic", "montecarlo"],
+        table_size=4, hands_per_table=1, duplicate=True,
+    )  # fmt: skip
+    tournaments.tournament_start(tournament_id=tournament.pk)
+    running = Client().get(f"/tournaments/{tournament.pk}/").content.decode()
+    assert 'http-equiv="refresh"' in running and "0 of 4 matches" in running
+    for match in tournament.matches.all():
+        services.match_run(match_id=match.pk)
+    tournaments.tournament_advance(tournament_id=tournament.pk)
+    page = Client().get(f"/tournaments/{tournament.pk}/").content.decode()
+    assert 'http-equiv="refresh"' not in page and "4 of 4 matches" in page
+    assert page.count('class="interval"') == 4 and "Crosstable" in page
+    assert page.count("/4</td>") == 12  # every pair met at all four tables of the rotation
+    assert page.count('href="/matches/') == 4
