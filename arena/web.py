@@ -26,6 +26,19 @@ def _recent_matches(limit: int = 20, **filters: Any) -> list[Match]:
     )
 
 
+def _with_bars(rows: list[dict[str, Any]], value: str) -> list[dict[str, Any]]:
+    """Each row's 95% interval and value as percentages of the whole table's range (the
+    interval bars)."""
+    low = min((r["ci95"][0] for r in rows), default=0.0)
+    high = max((r["ci95"][1] for r in rows), default=1.0)
+    span = max(high - low, 1e-9)
+    for row in rows:
+        row["bar_left"] = round(100 * (row["ci95"][0] - low) / span, 2)
+        row["bar_width"] = round(100 * (row["ci95"][1] - row["ci95"][0]) / span, 2)
+        row["dot"] = round(100 * (row[value] - low) / span, 2)
+    return rows
+
+
 def home(request: HttpRequest) -> HttpResponse:
     ladders = [
         {"ladder": ladder, "top": selectors.ladder_rankings(ladder)[:10]}
@@ -40,17 +53,8 @@ def home(request: HttpRequest) -> HttpResponse:
 
 def ladder_page(request: HttpRequest, ladder_id: int) -> HttpResponse:
     ladder = get_object_or_404(Ladder, pk=ladder_id)
-    rows = selectors.ladder_rankings(ladder)
-    low = min((r["ci95"][0] for r in rows), default=0.0)
-    high = max((r["ci95"][1] for r in rows), default=1.0)
-    span = max(high - low, 1.0)
-    for row in rows:  # the interval bar, as percentages of the table's whole range
-        row["bar_left"] = round(100 * (row["ci95"][0] - low) / span, 2)
-        row["bar_width"] = round(100 * (row["ci95"][1] - row["ci95"][0]) / span, 2)
-        row["dot"] = round(100 * (row["rating"] - low) / span, 2)
-    return render(
-        request, "arena/ladder.html", {"ladder": ladder, "rows": rows, "low": low, "high": high}
-    )
+    rows = _with_bars(selectors.ladder_rankings(ladder), "rating")
+    return render(request, "arena/ladder.html", {"ladder": ladder, "rows": rows})
 
 
 def bot_page(request: HttpRequest, bot_id: int) -> HttpResponse:
@@ -82,14 +86,7 @@ def tournament_page(request: HttpRequest, tournament_id: int) -> HttpResponse:
     from arena.tournaments import tournament_progress, tournament_standings
 
     tournament = get_object_or_404(Tournament, pk=tournament_id)
-    rows = tournament_standings(tournament)
-    low = min((r["ci95"][0] for r in rows), default=0.0)
-    high = max((r["ci95"][1] for r in rows), default=1.0)
-    span = max(high - low, 1e-9)
-    for row in rows:
-        row["bar_left"] = round(100 * (row["ci95"][0] - low) / span, 2)
-        row["bar_width"] = round(100 * (row["ci95"][1] - row["ci95"][0]) / span, 2)
-        row["dot"] = round(100 * (row["mean_points_per_hand"] - low) / span, 2)
+    rows = _with_bars(tournament_standings(tournament), "mean_points_per_hand")
     # Crosstable: how often the row's entry finished above the column's at the same table.
     above: dict[tuple[int, int], int] = {}
     met: dict[tuple[int, int], int] = {}

@@ -39,3 +39,21 @@ def wait_until(condition: Callable[[], Any], timeout: float, what: str) -> Any:
             return value
         time.sleep(0.2)  # polling a state; the condition, not the time, ends the wait
     raise AssertionError(f"timed out waiting for {what}")
+
+
+def synthetic_history(ladder: Any, total: int, rng: Any) -> None:
+    """Finished ladder matches with random finishing orders until the ladder has ``total``
+    (no game played: for tests of reads at scale)."""
+    from arena.models import LadderEntry, Match, MatchSeat
+
+    entries = list(LadderEntry.objects.filter(ladder=ladder).order_by("pk"))[:4]
+    have = Match.objects.filter(ladder=ladder).count()
+    batch = Match.objects.bulk_create(
+        Match(kind="ladder", status="finished", ladder=ladder, seed=i, rules="standard")
+        for i in range(have, total)
+    )
+    MatchSeat.objects.bulk_create(
+        MatchSeat(match=m, seat=s, entry=entries[s], builtin=entries[s].builtin, rank=r, score=r)
+        for m in batch
+        for s, r in enumerate(rng.sample(range(4), 4))
+    )

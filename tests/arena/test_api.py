@@ -13,6 +13,7 @@ from rest_framework.test import APIClient
 from arena import services
 from arena.models import Bot, BotVersion, Ladder, Match
 from engine.record import verify
+from tests.arena.live import synthetic_history
 
 pytestmark = pytest.mark.django_db
 
@@ -165,25 +166,11 @@ def test_schema_and_docs() -> None:
 def test_rankings_query_count_does_not_grow_with_matches(django_assert_max_num_queries) -> None:  # type: ignore[no-untyped-def]
     import random as stdlib_random
 
-    from arena.models import LadderEntry, MatchSeat
-
     ladder = Ladder.objects.get(name="standard")
-    entries = list(LadderEntry.objects.filter(ladder=ladder).order_by("pk"))
     rng = stdlib_random.Random(1)
     client = APIClient()
     for total in (50, 500):
-        have = Match.objects.filter(ladder=ladder).count()
-        batch = Match.objects.bulk_create(
-            Match(kind="ladder", status="finished", ladder=ladder, seed=i, rules="standard")
-            for i in range(have, total)
-        )
-        MatchSeat.objects.bulk_create(
-            MatchSeat(
-                match=m, seat=s, entry=entries[s], builtin=entries[s].builtin, rank=r, score=r
-            )
-            for m in batch
-            for s, r in enumerate(rng.sample(range(4), 4))
-        )
+        synthetic_history(ladder, total, rng)
         services.ratings_recompute(ladder=ladder)
         with django_assert_max_num_queries(3):
             rankings = client.get(f"/api/ladders/{ladder.pk}/rankings/").json()

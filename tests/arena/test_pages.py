@@ -12,9 +12,10 @@ import pytest
 from django.test import Client
 
 from arena import services
-from arena.models import Ladder, LadderEntry, Match, MatchSeat
+from arena.models import Ladder, Match
 from arena.replays import replay_frames
 from engine.record import replay
+from tests.arena.live import synthetic_history
 
 pytestmark = pytest.mark.django_db
 
@@ -76,21 +77,9 @@ def test_home_ladder_and_bot_pages() -> None:
 
 def test_page_queries_do_not_grow_with_matches(django_assert_max_num_queries) -> None:  # type: ignore[no-untyped-def]
     ladder = Ladder.objects.get(name="standard")
-    entries = list(LadderEntry.objects.filter(ladder=ladder).order_by("pk"))
     rng = random.Random(2)
     for total in (30, 300):
-        have = Match.objects.count()
-        batch = Match.objects.bulk_create(
-            Match(kind="ladder", status="finished", ladder=ladder, seed=i, rules="standard")
-            for i in range(have, total)
-        )
-        MatchSeat.objects.bulk_create(
-            MatchSeat(
-                match=m, seat=s, entry=entries[s], builtin=entries[s].builtin, rank=r, score=r
-            )
-            for m in batch
-            for s, r in enumerate(rng.sample(range(4), 4))
-        )
+        synthetic_history(ladder, total, rng)
         services.ratings_recompute(ladder=ladder)
         with django_assert_max_num_queries(8):
             assert Client().get("/").status_code == 200
