@@ -12,6 +12,7 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
+from celery import current_app
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
@@ -35,9 +36,8 @@ VALIDATION_HANDS = 2
 
 def _enqueue(task_name: str, *args: Any) -> None:
     """Send a task once the current transaction commits (never before)."""
-    from hearts_platform.celery import app
-
-    transaction.on_commit(lambda: app.send_task(task_name, args=list(args)))
+    # The project's Celery app, without importing the project (arena sits below it).
+    transaction.on_commit(lambda: current_app.send_task(task_name, args=list(args)))
 
 
 # --- accounts and bots --------------------------------------------------------------------
@@ -260,10 +260,8 @@ def ratings_schedule(*, ladder_id: int) -> bool:
 
     if not cache.add(f"bidel:ratings:{ladder_id}", True, timeout=RATINGS_DEBOUNCE_SECONDS * 4):
         return False
-    from hearts_platform.celery import app
-
     transaction.on_commit(
-        lambda: app.send_task(
+        lambda: current_app.send_task(
             "arena.ratings_recompute", args=[ladder_id], countdown=RATINGS_DEBOUNCE_SECONDS
         )
     )

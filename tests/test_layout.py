@@ -52,3 +52,17 @@ def test_engine_and_sdk_never_import_django() -> None:
     completed = run_python(code, child_env({"DJANGO_SETTINGS_MODULE": None}))
     assert completed.returncode == 0, completed.stderr
     assert int(completed.stdout) >= 2
+
+
+def test_arena_never_imports_the_project() -> None:
+    # engine <- bots_sdk <- arena <- hearts_platform: the app sits below the project.
+    import ast
+
+    offenders = []
+    for path in (PROJECT_DIR / "arena").rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else []
+            if isinstance(node, ast.ImportFrom) and node.module:
+                names = [node.module]
+            offenders += [f"{path}: {n}" for n in names if n.split(".")[0] == "hearts_platform"]
+    assert offenders == []
