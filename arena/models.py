@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.db import models
+from django.utils import timezone
 
 
 def standard_rules() -> str:
@@ -369,3 +370,27 @@ class Rating(models.Model):
 
     def __str__(self) -> str:
         return f"{self.rating:.0f} [{self.low:.0f}, {self.high:.0f}]"
+
+
+class RatingPoint(models.Model):
+    """A ladder entry's fitted rating after a refit in which it had played more matches: the
+    rating history drawn on bot pages."""
+
+    #: The entry rated.
+    entry = models.ForeignKey(LadderEntry, on_delete=models.CASCADE, related_name="history")
+    #: Elo-scale rating at that time.
+    rating = models.FloatField()
+    #: 95% interval at that time.
+    low = models.FloatField()
+    high = models.FloatField()
+    #: Rated matches of the entry behind it.
+    matches = models.PositiveIntegerField()
+    #: When the refit ran.
+    at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["entry_id", "at"]
+        indexes = [models.Index(fields=["entry", "at"], name="ratingpoint_entry_at")]
+
+    def __str__(self) -> str:
+        return f"{self.rating:.0f} at {self.at:%Y-%m-%d %H:%M}"

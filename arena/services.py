@@ -21,7 +21,16 @@ from django.db.models import F, Max, Q
 from django.utils import timezone
 
 import engine
-from arena.models import Bot, BotVersion, Ladder, LadderEntry, Match, MatchSeat, Rating
+from arena.models import (
+    Bot,
+    BotVersion,
+    Ladder,
+    LadderEntry,
+    Match,
+    MatchSeat,
+    Rating,
+    RatingPoint,
+)  # fmt: skip
 from arena.ratings import Table, fit_ratings, live_elo, places_from_scores
 from arena.uploads import check_upload
 from bots_sdk.builtin import BUILTIN
@@ -391,7 +400,15 @@ def ratings_recompute(*, ladder: Ladder) -> list[Rating]:
     tables = ladder_tables(ladder)
     anchors = [str(pk) for pk in ladder.entries.exclude(builtin="").values_list("pk", flat=True)]
     fitted = fit_ratings(tables, anchors)
+    before = dict(Rating.objects.filter(entry__ladder=ladder).values_list("entry_id", "matches"))
     Rating.objects.filter(entry__ladder=ladder).delete()
+    # The history gains a point for each entry that has played since the last refit.
+    RatingPoint.objects.bulk_create(
+        RatingPoint(entry_id=int(name), rating=r.rating, low=r.low, high=r.high,
+                    matches=r.matches)
+        for name, r in fitted.items()
+        if before.get(int(name)) != r.matches
+    )  # fmt: skip
     ratings = [
         Rating(
             entry_id=int(name),

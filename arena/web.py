@@ -1,17 +1,55 @@
-"""Server-rendered pages for people: thin views over the selectors (the API's twins)."""
+"""Server-rendered pages for people: thin views over the selectors and services (the API's
+twins). The forms validate with the API's serializers, so they say the same things."""
 
 from __future__ import annotations
 
 import json
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any
 
+from django.contrib import messages
+from django.contrib.auth import login, logout
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
+from django.db import transaction
 from django.db.models import Prefetch
 from django.http import HttpRequest, HttpResponse
-from django.shortcuts import get_object_or_404, render
+from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.safestring import mark_safe
+from django.views.decorators.http import require_POST
+from rest_framework import exceptions
+from rest_framework.authtoken.models import Token
+from rest_framework.authtoken.serializers import AuthTokenSerializer
+from rest_framework.serializers import Serializer
+from rest_framework.throttling import ScopedRateThrottle
 
-from arena import selectors
-from arena.models import Bot, BotVersion, Ladder, Match, MatchSeat, Tournament
+from arena import selectors, services
+from arena.api.serializers import (
+    BotSerializer,
+    ChallengeSerializer,
+    UserCreateSerializer,
+    VersionUploadSerializer,
+)
+from arena.charts import Point, rating_history_svg
+from arena.errors import error_messages
+from arena.models import (
+    Bot,
+    BotVersion,
+    Ladder,
+    LadderEntry,
+    Match,
+    MatchSeat,
+    RatingPoint,
+    Tournament,
+)
 from arena.replays import replay_frames
+from bots_sdk.builtin import BUILTIN
+from engine.rules import PRESETS
+
+#: Rating-history points read for a bot page (the newest; the chart thins them further).
+HISTORY_LIMIT = 1000
 
 
 def _recent_matches(limit: int = 20, **filters: Any) -> list[Match]:
@@ -59,14 +97,41 @@ def ladder_page(request: HttpRequest, ladder_id: int) -> HttpResponse:
 
 def bot_page(request: HttpRequest, bot_id: int) -> HttpResponse:
     bot = get_object_or_404(Bot.objects.select_related("owner"), pk=bot_id)
-    versions = BotVersion.objects.filter(bot=bot).order_by("-number")
+    versions = BotVersion.objects.filter(bot=bot).defer("code").order_by("-number")
     owner = request.user.is_authenticated and request.user.pk == bot.owner_id
-    matches = _recent_matches(20, seats__version__bot=bot)
-    return render(
-        request,
-        "arena/bot.html",
-        {"bot": bot, "versions": versions, "owner": owner, "matches": matches},
+    played = MatchSeat.objects.filter(version__bot=bot).values("match_id")
+    matches = _recent_matches(20, pk__in=played)
+    logs = []
+    if owner:  # the owner's own bot's stderr in each recent match, nobody else's
+        for match in matches:
+            for seat in match.seats.all():
+                if seat.version is not None and seat.version.bot_id == bot.pk and seat.stderr:
+                    logs.append({"match": match.pk, "seat": seat.seat, "stderr": seat.stderr})
+    ratings = [
+        {
+            "ladder": entry.ladder,
+            "rating": getattr(entry, "rating", None),
+            "live_elo": entry.live_elo,
+        }
+        for entry in LadderEntry.objects.filter(bot=bot).select_related("ladder", "rating")
+    ]
+    points = (
+        RatingPoint.objects.filter(entry__bot=bot)
+        .select_related("entry__ladder")
+        .order_by("-at", "-pk")[:HISTORY_LIMIT]
     )
+    series: dict[str, list[Point]] = {}
+    for p in reversed(list(points)):
+        series.setdefault(p.entry.ladder.name, []).append(
+            Point(at=p.at, rating=p.rating, low=p.low, high=p.high, matches=p.matches)
+        )
+    chart = rating_history_svg(series, title=f"Rating history of {bot.name}")
+    context = {
+        "bot": bot, "versions": versions, "owner": owner, "matches": matches, "logs": logs,
+        "ratings": ratings, "chart": mark_safe(chart),  # built from numbers and escaped names
+        "history": [(name, points[-10:][::-1]) for name, points in series.items()],
+    }  # fmt: skip
+    return render(request, "arena/bot.html", context)
 
 
 def match_page(request: HttpRequest, match_id: int) -> HttpResponse:
@@ -77,8 +142,15 @@ def match_page(request: HttpRequest, match_id: int) -> HttpResponse:
     if match.record is not None:
         frames = replay_frames(match.record)
         frames["faults"] = [seat.get("faults", []) for seat in match.record.get("seats", [])]
+    user = request.user
+    logs = [
+        {"seat": s.seat, "bot": s.version.bot.name, "stderr": s.stderr}  # type: ignore[union-attr]
+        for s in seats
+        if user.is_authenticated and s.version is not None and s.version.bot.owner_id == user.pk
+    ]
     context = {"match": match, "seats": seats, "frames_json": json.dumps(frames) if frames else "",
-               "names_json": json.dumps(names)}  # fmt: skip
+               "names_json": json.dumps(names), "logs": logs,
+               "refresh": match.status in (Match.Status.QUEUED, Match.Status.RUNNING)}  # fmt: skip
     return render(request, "arena/match.html", context)
 
 
@@ -124,3 +196,247 @@ def tournament_page(request: HttpRequest, tournament_id: int) -> HttpResponse:
         "refresh": tournament.status in ("running", "scheduled"),
     }  # fmt: skip
     return render(request, "arena/tournament.html", context)
+
+
+# --- forms: the API's validation, the API's messages -------------------------------------
+
+
+@dataclass
+class FormField:
+    """One input of a form page (the generic form template draws it, its errors beside it)."""
+
+    name: str
+    label: str
+    kind: str = "text"  # text, password, textarea, file, number, select
+    value: Any = ""
+    help: str = ""
+    required: bool = True
+    options: list[tuple[str, str]] = field(default_factory=list)
+    suggestions: str = ""  # the id of a <datalist>
+    autocomplete: str = "off"
+    errors: list[str] = field(default_factory=list)
+
+
+def _messages(errors: Any) -> list[str]:
+    """A serializer's error value (a list, or per-item dicts for list fields) as sentences."""
+    if isinstance(errors, dict):
+        return [f"item {int(k) + 1}: {m}" for k, v in errors.items() for m in _messages(v)]
+    if isinstance(errors, list):
+        return [m for item in errors for m in _messages(item)]
+    return [str(errors)]
+
+
+def _submit(serializer: Serializer, act: Callable[[dict[str, Any]], Any]) -> tuple[Any, dict]:
+    """Validate with the API's serializer, then act; errors come back as field → messages,
+    the same words the API answers with."""
+    if not serializer.is_valid():
+        return None, {name: _messages(value) for name, value in serializer.errors.items()}
+    try:
+        with transaction.atomic():
+            return act(serializer.validated_data), {}
+    except PermissionError as exc:
+        raise PermissionDenied(str(exc)) from exc
+    except Exception as exc:
+        found = error_messages(exc)
+        if found is None:
+            raise
+        return None, found
+
+
+def _form(request: HttpRequest, *, title: str, intro: str, fields: list[FormField],
+          errors: dict[str, list[str]], submit: str, status: int = 200,
+          extra: dict[str, Any] | None = None) -> HttpResponse:  # fmt: skip
+    names = {f.name for f in fields}
+    for f in fields:
+        f.errors = errors.get(f.name, [])
+    general = [m for name, ms in errors.items() if name not in names for m in ms]
+    context = {"title": title, "intro": intro, "fields": fields, "general": general,
+               "submit": submit, "multipart": any(f.kind == "file" for f in fields),
+               **(extra or {})}  # fmt: skip
+    return render(request, "arena/form.html", context, status=400 if errors else status)
+
+
+def signup(request: HttpRequest) -> HttpResponse:
+    fields = [
+        FormField("username", "Username", value=request.POST.get("username", ""),
+                  help="3 to 32 letters, digits, dots, dashes or underscores",
+                  autocomplete="username"),
+        FormField("password", "Password", kind="password", help="at least 10 characters",
+                  autocomplete="new-password"),
+    ]  # fmt: skip
+    errors: dict[str, list[str]] = {}
+    if request.method == "POST":
+        user, errors = _submit(
+            UserCreateSerializer(data=request.POST), lambda data: services.user_create(**data)
+        )
+        if user is not None:
+            login(request, user, backend="django.contrib.auth.backends.ModelBackend")
+            messages.success(request, f"Welcome, {user.username}. Your account is ready.")
+            return redirect("account")
+    return _form(request, title="Sign up", intro="An account lets you upload bots and ask for "
+                 "challenges.", fields=fields, errors=errors, submit="Sign up")  # fmt: skip
+
+
+def login_page(request: HttpRequest) -> HttpResponse:
+    fields = [
+        FormField("username", "Username", value=request.POST.get("username", ""),
+                  autocomplete="username"),
+        FormField("password", "Password", kind="password", autocomplete="current-password"),
+    ]  # fmt: skip
+    errors: dict[str, list[str]] = {}
+    if request.method == "POST":
+        # The API's token endpoint checks credentials with this serializer: the same message.
+        check = AuthTokenSerializer(data=request.POST, context={"request": request})
+        user, errors = _submit(check, lambda data: data["user"])
+        if user is not None:
+            login(request, user)
+            target = request.GET.get("next", "")
+            return redirect(target if target.startswith("/") and not target.startswith("//")
+                            else "account")  # fmt: skip
+    return _form(request, title="Log in", intro="", fields=fields, errors=errors, submit="Log in")
+
+
+@require_POST
+def logout_page(request: HttpRequest) -> HttpResponse:
+    logout(request)
+    return redirect("home")
+
+
+@login_required
+def account(request: HttpRequest) -> HttpResponse:
+    if request.method == "POST":  # a new API token (the old one stops working)
+        Token.objects.filter(user=request.user).delete()
+        Token.objects.create(user=request.user)
+        messages.success(request, "A new API token was made; the old one no longer works.")
+        return redirect("account")
+    bots = Bot.objects.filter(owner=request.user).order_by("name")
+    token = Token.objects.filter(user=request.user).first()
+    return render(request, "arena/account.html", {"bots": bots, "token": token})
+
+
+@login_required
+def bot_new(request: HttpRequest) -> HttpResponse:
+    fields = [
+        FormField("name", "Bot name", value=request.POST.get("name", ""),
+                  help="2 to 64 letters, digits, dots, dashes or underscores"),
+        FormField("description", "Description", kind="textarea", required=False,
+                  value=request.POST.get("description", "")),
+    ]  # fmt: skip
+    errors: dict[str, list[str]] = {}
+    if request.method == "POST":
+        bot, errors = _submit(
+            BotSerializer(data=request.POST),
+            lambda data: services.bot_create(owner=request.user, **data),
+        )
+        if bot is not None:
+            messages.success(request, f"Bot {bot.name} created: upload its first version.")
+            return redirect("version_upload", bot_id=bot.pk)
+    return _form(request, title="New bot", intro="Name your bot; its code comes next.",
+                 fields=fields, errors=errors, submit="Create the bot")  # fmt: skip
+
+
+@login_required
+def version_upload(request: HttpRequest, bot_id: int) -> HttpResponse:
+    bot = get_object_or_404(Bot, pk=bot_id)
+    if bot.owner_id != request.user.pk:
+        raise PermissionDenied("only the bot's owner uploads versions")
+    fields = [
+        FormField("file", "Bot code", kind="file",
+                  help="bot.py, or a .zip with bot.py at its top (at most 1 MiB); it is played "
+                  "in a short validation match before it goes live"),
+    ]  # fmt: skip
+    errors: dict[str, list[str]] = {}
+    if request.method == "POST":
+
+        def upload(data: dict[str, Any]) -> BotVersion:
+            file = data["file"]
+            content = file.read(1024 * 1024 + 1)
+            return services.version_upload(
+                bot=bot, user=request.user, filename=file.name, data=content
+            )
+
+        version, errors = _submit(
+            VersionUploadSerializer(data={"file": request.FILES.get("file")}), upload
+        )
+        if version is not None:
+            messages.success(request, f"Version {version.number} uploaded: it is being "
+                             "validated (its log appears below when done).")  # fmt: skip
+            return redirect("bot", bot_id=bot.pk)
+    return _form(request, title=f"Upload a version of {bot.name}", intro="", fields=fields,
+                 errors=errors, submit="Upload", extra={"back": bot})  # fmt: skip
+
+
+class _ChallengeScope:
+    throttle_scope = "challenges"  # the API's scope: one allowance for both doors
+
+
+@login_required
+def challenge_new(request: HttpRequest) -> HttpResponse:
+    try:
+        count = min(max(int(request.GET.get("seats", 4)), 3), 11)
+    except ValueError:
+        count = 4
+    presets = [(name, name.replace("_", " ")) for name in PRESETS]
+    fields = [
+        FormField(f"seat{i}", f"Seat {i}", value=request.POST.get(f"seat{i}", ""),
+                  suggestions="bot-names", required=i <= 3,
+                  help="a bot's name or id, or a built-in" if i == 1 else "")
+        for i in range(1, count + 1)
+    ] + [
+        FormField("rules", "Rules", kind="select", options=presets,
+                  value=request.POST.get("rules", "standard")),
+        FormField("hands", "Hands", kind="number", required=False,
+                  value=request.POST.get("hands", ""),
+                  help="1 to 50; empty plays a whole game"),
+    ]  # fmt: skip
+    errors: dict[str, Any] = {}
+    if request.method == "POST":
+        throttle = ScopedRateThrottle()
+        if not throttle.allow_request(request, _ChallengeScope()):  # type: ignore[arg-type]
+            wait = throttle.wait()
+            errors = {
+                "detail": [str(exceptions.Throttled(math.ceil(wait) if wait else None).detail)]
+            }
+        else:
+            seats = [_seat_value(request.POST.get(f"seat{i}", "")) for i in range(1, count + 1)]
+            seats = [s for s in seats if s != ""]
+            preset = request.POST.get("rules", "standard")
+            rules: Any = preset
+            if preset in PRESETS and len(seats) != PRESETS[preset].get("players", 4):
+                rules = {"preset": preset, "players": len(seats)}
+            data: dict[str, Any] = {"seats": seats, "rules": rules}
+            if request.POST.get("hands"):
+                data["hands"] = request.POST["hands"]
+            match, errors = _submit(
+                ChallengeSerializer(data=data),
+                lambda v: services.match_create(
+                    kind=Match.Kind.CHALLENGE, seats=v["seats"], rules=v["rules"],
+                    hands=v.get("hands"), requested_by=request.user,
+                ),
+            )  # fmt: skip
+            if match is not None:
+                messages.success(request, f"Challenge queued as match {match.pk}.")
+                return redirect("match", match_id=match.pk)
+    names = list(
+        Bot.objects.filter(disabled=False, versions__status=BotVersion.Status.ACTIVE)
+        .order_by("-pk")
+        .values_list("name", flat=True)[:200]
+    )
+    return _form(request, title="New challenge", intro="Seat bots at one table; the match "
+                 "is played on a worker and its replay appears on the match page.",
+                 fields=fields, errors=errors, submit="Queue the challenge",
+                 extra={"datalist": sorted(BUILTIN) + names, "seat_counts": range(3, 12),
+                        "seat_count": count})  # fmt: skip
+
+
+def _seat_value(text: str) -> Any:
+    """A seat as the API takes it: a built-in's name, a bot id, or a bot's name turned into
+    its id (anything else is left for the serializer to refuse, in the API's words)."""
+    text = text.strip()
+    if text.isdigit():
+        return int(text)
+    if text and text not in BUILTIN:
+        found = Bot.objects.filter(name__iexact=text).values_list("pk", flat=True).first()
+        if found is not None:
+            return found
+    return text

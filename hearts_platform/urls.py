@@ -1,4 +1,5 @@
-"""Top-level URLs: the admin, the API (arena's routes and health) and its OpenAPI schema."""
+"""Top-level URLs: the admin, the API (arena's routes and health), its OpenAPI schema, and the
+pages for people."""
 
 from django.contrib import admin
 from django.urls import include, path
@@ -18,4 +19,11 @@ urlpatterns = [
     path("bots/<int:bot_id>/", web.bot_page, name="bot"),
     path("matches/<int:match_id>/", web.match_page, name="match"),
     path("tournaments/<int:tournament_id>/", web.tournament_page, name="tournament"),
+    path("signup/", web.signup, name="signup"),
+    path("login/", web.login_page, name="login"),
+    path("logout/", web.logout_page, name="logout"),
+    path("account/", web.account, name="account"),
+    path("bots/new/", web.bot_new, name="bot_new"),
+    path("bots/<int:bot_id>/upload/", web.version_upload, name="version_upload"),
+    path("challenges/new/", web.challenge_new, name="challenge_new"),
 ]

@@ -9,6 +9,8 @@ from rest_framework import serializers
 
 from arena.models import Bot, BotVersion, Ladder, Match, MatchSeat, Tournament
 from arena.selectors import active_version
+from arena.services import SeatSpec
+from bots_sdk.builtin import BUILTIN
 
 
 class UserCreateSerializer(serializers.Serializer):
@@ -98,6 +100,21 @@ class ChallengeSerializer(serializers.Serializer):
     seats = serializers.ListField(child=serializers.JSONField(), min_length=3, max_length=11)
     rules = serializers.JSONField(default="standard")
     hands = serializers.IntegerField(min_value=1, max_value=50, required=False)
+
+    def validate_seats(self, value: list[Any]) -> list[SeatSpec]:
+        """Each seat a bot id with an active version, or a built-in's name."""
+        seats = []
+        for item in value:
+            if isinstance(item, str) and item in BUILTIN:
+                seats.append(SeatSpec(builtin=item))
+            elif isinstance(item, int) and not isinstance(item, bool):
+                version = active_version(item)
+                if version is None or version.bot.disabled:
+                    raise serializers.ValidationError(f"bot {item} has no active version")
+                seats.append(SeatSpec(version=version))
+            else:
+                raise serializers.ValidationError(f"{item!r} is neither a bot id nor a built-in")
+        return seats
 
 
 class TournamentSerializer(serializers.ModelSerializer):

@@ -19,7 +19,6 @@ from arena import selectors, services
 from arena.api import serializers as s
 from arena.models import Bot, BotVersion, Ladder, LadderEntry, Match
 from arena.uploads import UploadError
-from bots_sdk.builtin import BUILTIN
 from engine.rules import RulesError
 
 
@@ -155,25 +154,11 @@ class MatchViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Ge
     def create(self, request: Request) -> Response:
         data = s.ChallengeSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        seats = []
-        for value in data.validated_data["seats"]:
-            if isinstance(value, str) and value in BUILTIN:
-                seats.append(services.SeatSpec(builtin=value))
-            elif isinstance(value, int) and not isinstance(value, bool):
-                version = selectors.active_version(value)
-                if version is None or version.bot.disabled:
-                    raise exceptions.ValidationError(
-                        {"seats": f"bot {value} has no active version"}
-                    )
-                seats.append(services.SeatSpec(version=version))
-            else:
-                raise exceptions.ValidationError(
-                    {"seats": f"{value!r} is neither a bot id nor a built-in"}
-                )
+        values = data.validated_data
         with transaction.atomic():
             match = services.match_create(
-                kind=Match.Kind.CHALLENGE, seats=seats, rules=data.validated_data["rules"],
-                hands=data.validated_data.get("hands"), requested_by=request.user,
+                kind=Match.Kind.CHALLENGE, seats=values["seats"], rules=values["rules"],
+                hands=values.get("hands"), requested_by=request.user,
             )  # fmt: skip
         return Response(s.MatchSerializer(match).data, status=status.HTTP_201_CREATED)
 
