@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime
 from html import escape
 
 #: Series colours, each with at least 4.5:1 contrast on white (lines and their labels).
@@ -58,19 +58,21 @@ def rating_history_svg(
     title: str = "Rating history",
     max_points: int = 200,
 ) -> str:
-    """An SVG line chart of each series' rating over time, its 95% interval as a band.
+    """An SVG line chart of each series' rating as matches are played (points in time order,
+    each titled with its date), the 95% interval as a band.
 
     The ``<title>`` and ``<desc>`` name the chart and say where each series starts and ends,
     so the image has a text alternative.
 
     >>> at = datetime(2026, 1, 1)
+    >>> later = at.replace(day=2)
     >>> svg = rating_history_svg({"standard": [Point(at, 1500, 1400, 1600, 4),
-    ...                                        Point(at + timedelta(days=1), 1550, 1480, 1620, 9)]})
+    ...                                        Point(later, 1550, 1480, 1620, 9)]})
     >>> svg.startswith("<svg") and 'role="img"' in svg and "1500 to 1550" in svg
     True
     """
     series = {name: thin(points, max_points) for name, points in series.items() if points}
-    left, right, top, bottom = 52, 12, 12, 34
+    left, right, top, bottom = 52, 16, 12, 40
     plot_w, plot_h = width - left - right, height - top - bottom
     if not series:
         summary = "No rated matches yet."
@@ -80,18 +82,20 @@ def rating_history_svg(
             f'y="{height / 2}" text-anchor="middle" fill="#444">{summary}</text></svg>'
         )
     everything = [p for points in series.values() for p in points]
-    start = min(p.at for p in everything)
-    end = max(p.at for p in everything)
-    if end - start < timedelta(minutes=1):
-        start, end = start - timedelta(minutes=30), end + timedelta(minutes=30)
+    # Across: the matches played (a bot's rating moves only when it plays, so its points are
+    # evenly readable however the refits were spread in time); each point names its date.
+    first = min(p.matches for p in everything)
+    last = max(p.matches for p in everything)
+    if last == first:
+        first, last = first - 1, last + 1
     step = nice_step(max(p.high for p in everything) - min(p.low for p in everything))
     y_low = math.floor(min(p.low for p in everything) / step) * step
     y_high = math.ceil(max(p.high for p in everything) / step) * step
     if y_high <= y_low:
         y_high = y_low + step
 
-    def x(at: datetime) -> float:
-        return round(left + plot_w * (at - start) / (end - start), 1)
+    def x(matches: int) -> float:
+        return round(left + plot_w * (matches - first) / (last - first), 1)
 
     def y(value: float) -> float:
         return round(top + plot_h * (y_high - value) / (y_high - y_low), 1)
@@ -120,23 +124,29 @@ def rating_history_svg(
             f"{value:.0f}</text>"
         )
         value += step
-    span = end - start
-    for fraction, anchor in ((0.0, "start"), (0.5, "middle"), (1.0, "end")):
-        at = start + span * fraction
-        label = at.strftime("%Y-%m-%d" if span >= timedelta(days=2) else "%m-%d %H:%M")
-        parts.append(f'<text x="{x(at)}" y="{height - 10}" text-anchor="{anchor}">{label}</text>')
+    across = max(1.0, nice_step(last - first, 6))
+    tick = math.ceil(first / across) * across
+    while tick <= last:
+        parts.append(
+            f'<text x="{x(int(tick))}" y="{height - 18}" text-anchor="middle">{tick:.0f}</text>'
+        )
+        tick += across
+    parts.append(
+        f'<text x="{left + plot_w / 2}" y="{height - 3}" text-anchor="middle">'
+        "rated matches played</text>"
+    )
     parts.append("</g>")
     for index, (name, points) in enumerate(series.items()):
         colour = PALETTE[index % len(PALETTE)]
-        upper = " ".join(f"{x(p.at)},{y(p.high)}" for p in points)
-        lower = " ".join(f"{x(p.at)},{y(p.low)}" for p in reversed(points))
-        line = " ".join(f"{x(p.at)},{y(p.rating)}" for p in points)
+        upper = " ".join(f"{x(p.matches)},{y(p.high)}" for p in points)
+        lower = " ".join(f"{x(p.matches)},{y(p.low)}" for p in reversed(points))
+        line = " ".join(f"{x(p.matches)},{y(p.rating)}" for p in points)
         parts.append(f'<g class="series" data-series="{escape(name)}">')
         parts.append(f'<polygon points="{upper} {lower}" fill="{colour}" fill-opacity="0.15"/>')
         parts.append(f'<polyline points="{line}" fill="none" stroke="{colour}" stroke-width="2"/>')
         for p in points:
             parts.append(
-                f'<circle cx="{x(p.at)}" cy="{y(p.rating)}" r="3" fill="{colour}">'
+                f'<circle cx="{x(p.matches)}" cy="{y(p.rating)}" r="3" fill="{colour}">'
                 f"<title>{escape(name)} {p.at:%Y-%m-%d %H:%M}: {p.rating:.0f} "
                 f"({p.low:.0f}–{p.high:.0f}), {p.matches} matches</title></circle>"
             )

@@ -11,7 +11,8 @@ from engine.rules import RuleSet
 
 
 def replay_frames(record: dict[str, Any]) -> dict[str, Any]:
-    """Per hand: the hands after passing, the passes, every trick with its winner and the
+    """Per hand: the hands as dealt and after passing, the passes (who to, who received
+    what), every trick with its winner and the
     points taken so far, the hand's scores; and the running totals."""
     state = replay(record)
     rules = RuleSet.from_spec(record["rules"])
@@ -24,11 +25,15 @@ def replay_frames(record: dict[str, Any]) -> dict[str, Any]:
         deal = data.get("deal") or [[] for _ in range(rules.players)]
         held = [Counter(cards) for cards in deal]
         passes = data.get("passes")
+        received: list[list[str]] = [[] for _ in range(rules.players)]
+        pass_to: list[int] | None = None
         if passes:
             offset = rules.pass_offset(hand.hand_number)
+            pass_to = [(seat + offset) % rules.players for seat in range(rules.players)]
             for seat, cards in enumerate(passes):
                 held[seat].subtract(cards)
-                held[(seat + offset) % rules.players].update(cards)
+                held[pass_to[seat]].update(cards)
+                received[pass_to[seat]] = sorted(cards)
         taken = [0] * rules.players
         tricks = []
         for trick in hand.tricks:
@@ -41,8 +46,11 @@ def replay_frames(record: dict[str, Any]) -> dict[str, Any]:
             {
                 "number": hand.hand_number,
                 "void": hand.void,
+                "dealt": [sorted(cards) for cards in deal],
                 "hands": [sorted(c.elements()) for c in held],
                 "passes": passes,
+                "pass_to": pass_to,
+                "received": received,
                 "pass_direction": rules.pass_direction(hand.hand_number),
                 "tricks": tricks,
                 "points": list(hand.points),

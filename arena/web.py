@@ -130,6 +130,7 @@ def bot_page(request: HttpRequest, bot_id: int) -> HttpResponse:
         "bot": bot, "versions": versions, "owner": owner, "matches": matches, "logs": logs,
         "ratings": ratings, "chart": mark_safe(chart),  # built from numbers and escaped names
         "history": [(name, points[-10:][::-1]) for name, points in series.items()],
+        "refresh": any(v.status in ("pending", "validating") for v in versions),
     }  # fmt: skip
     return render(request, "arena/bot.html", context)
 

@@ -1,4 +1,5 @@
 // The match replay viewer: draws frames computed on the server by the engine (no rule here).
+// Steps of a hand: [the deal with the cards passed], after passing, then one card at a time.
 "use strict";
 (function () {
   const root = document.getElementById("replay");
@@ -6,8 +7,10 @@
   const data = JSON.parse(root.dataset.frames);
   const names = JSON.parse(root.dataset.names);
   const SUITS = { C: "♣", D: "♦", H: "♥", S: "♠" };
+  const SUIT_NAMES = { C: "clubs", D: "diamonds", H: "hearts", S: "spades" };
+  const RANK_NAMES = { T: "10", J: "jack", Q: "queen", K: "king", A: "ace" };
   const order = "23456789TJQKA";
-  let hand = 0, step = 0, timer = null;  // step 0: after passing; step k: k cards played
+  let hand = 0, step = 0, timer = null;
 
   const handSelect = document.getElementById("hand");
   data.hands.forEach((h, i) => {
@@ -17,11 +20,17 @@
   });
 
   function plays(h) { return h.tricks.flatMap((t) => t.plays); }
-  function card(text) {
+  function passStep(h) { return h.passes ? 1 : 0; }  // steps before the first card is played
+  function lastStep(h) { return passStep(h) + plays(h).length; }
+  function face(text) { return text[0].replace("T", "10") + SUITS[text[1]]; }
+  function card(text, note) {
     const span = document.createElement("span");
-    span.className = "card" + ("HD".includes(text[1]) ? " red" : "");
-    span.textContent = text[0].replace("T", "10") + SUITS[text[1]];
-    span.setAttribute("aria-label", text);
+    span.className = "card" + ("HD".includes(text[1]) ? " red" : "") + (note ? " " + note : "");
+    span.textContent = face(text);
+    span.dataset.card = text;
+    const spoken = `${RANK_NAMES[text[0]] || text[0]} of ${SUIT_NAMES[text[1]]}`;
+    span.setAttribute("role", "img");
+    span.setAttribute("aria-label", note ? `${spoken} (${note})` : spoken);
     return span;
   }
   function sortCards(cards) {
@@ -31,35 +40,61 @@
   function render() {
     const h = data.hands[hand];
     const all = plays(h);
-    step = Math.max(0, Math.min(step, all.length));
-    const shown = all.slice(0, step);
-    const trickIndex = step === 0 ? -1 : Math.floor((step - 1) / data.players);
-    const inTrick = step === 0 ? [] : shown.slice(trickIndex * data.players, step);
+    step = Math.max(0, Math.min(step, lastStep(h)));
+    const passing = h.passes && step === 0;
+    const played = Math.max(0, step - passStep(h));
+    const shown = all.slice(0, played);
+    const trickIndex = played === 0 ? -1 : Math.floor((played - 1) / data.players);
+    const inTrick = played === 0 ? [] : shown.slice(trickIndex * data.players, played);
     const trick = trickIndex >= 0 ? h.tricks[trickIndex] : null;
     const complete = trick && inTrick.length === trick.plays.length;
     const taken = trickIndex > 0 || complete ? h.tricks[complete ? trickIndex : trickIndex - 1].taken : new Array(data.players).fill(0);
     const table = document.getElementById("table");
     table.innerHTML = "";
+    table.classList.toggle("four", data.players === 4);  // seats around the table, seen from above
     for (let seat = 0; seat < data.players; seat++) {
       const box = document.createElement("div");
       box.className = "seat";
       box.dataset.seat = seat;
-      const remaining = h.hands[seat].slice();
-      shown.forEach(([s, c]) => { if (s === seat) remaining.splice(remaining.indexOf(c), 1); });
+      if (complete && trick.winner === seat) box.classList.add("winner");
       const title = document.createElement("h3");
-      title.textContent = `${names[seat]} · seat ${seat} · ${taken[seat]} points`;
-      if (complete && trick.winner === seat) title.textContent += " · takes the trick";
+      title.textContent = `${names[seat]} · seat ${seat} · `;
+      const points = document.createElement("span");
+      points.className = "points";
+      points.textContent = `${taken[seat]} points`;
+      title.appendChild(points);
+      if (complete && trick.winner === seat) title.append(" · takes the trick");
       box.appendChild(title);
       const cards = document.createElement("div");
       cards.className = "cards";
-      sortCards(remaining).forEach((c) => cards.appendChild(card(c)));
+      if (passing) {
+        const given = h.passes[seat] || [];
+        sortCards(h.dealt[seat]).forEach((c) => cards.appendChild(card(c, given.includes(c) ? "passed" : "")));
+      } else {
+        const remaining = h.hands[seat].slice();
+        shown.forEach(([s, c]) => { if (s === seat) remaining.splice(remaining.indexOf(c), 1); });
+        const received = played === 0 && h.received ? h.received[seat] : [];
+        sortCards(remaining).forEach((c) => cards.appendChild(card(c, received.includes(c) ? "received" : "")));
+      }
       box.appendChild(cards);
+      if (passing) {
+        const note = document.createElement("p");
+        note.className = "pass-note";
+        note.textContent = `passes ${(h.passes[seat] || []).map(face).join(" ")} to ${names[h.pass_to[seat]]}`;
+        box.appendChild(note);
+      }
       const faults = (data.faults && data.faults[seat]) || [];
-      if (faults.length) { const f = document.createElement("p"); f.className = "fault"; f.textContent = `${faults.length} fault(s)`; box.appendChild(f); }
+      if (faults.length) {
+        const f = document.createElement("p");
+        f.className = "fault";
+        f.textContent = `⚠ ${faults.length} fault(s): ` + faults.map((x) => `${x.class} in hand ${x.hand}`).join("; ");
+        box.appendChild(f);
+      }
       table.appendChild(box);
     }
     const centre = document.createElement("div");
     centre.className = "trick";
+    centre.setAttribute("role", "group");
     centre.setAttribute("aria-label", "Cards on the table");
     inTrick.forEach(([s, c]) => {
       const item = card(c);
@@ -69,28 +104,32 @@
       who.textContent = names[s];
       const slot = document.createElement("span");
       slot.className = "played";
+      slot.dataset.seat = s;
       slot.append(item, who);
       centre.appendChild(slot);
     });
     table.appendChild(centre);
     let text = `Hand ${hand + 1}, `;
-    text += step === 0 ? `after passing (${h.pass_direction})` : `trick ${trickIndex + 1}, card ${inTrick.length} of ${data.players}`;
+    if (passing) text += `passing ${h.pass_direction}`;
+    else if (played === 0) text += h.passes ? `after passing ${h.pass_direction}` : "no passing";
+    else text += `trick ${trickIndex + 1}, card ${inTrick.length} of ${data.players}`;
     if (complete && trick.winner !== null) text += ` — ${names[trick.winner]} takes it`;
     if (complete && trick.winner === null) text += " — every card cancelled: nobody takes it";
-    if (step === all.length) {
+    if (step === lastStep(h)) {
       text += `. Scores ${h.scores.join(", ")}; totals ${h.totals.join(", ")}`;
       if (h.shooter !== null) text += ` — ${names[h.shooter]} shot the moon!`;
     }
-    document.getElementById("status").textContent = text;
+    const status = document.getElementById("status");
+    status.textContent = text;
+    status.classList.toggle("moon", step === lastStep(h) && h.shooter !== null);
     document.getElementById("share").href = `#h${hand + 1}s${step}`;
     handSelect.value = hand;
   }
 
   function go(delta) {
     step += delta;
-    const total = plays(data.hands[hand]).length;
-    if (step > total && hand < data.hands.length - 1) { hand += 1; step = 0; }
-    if (step < 0 && hand > 0) { hand -= 1; step = plays(data.hands[hand]).length; }
+    if (step > lastStep(data.hands[hand]) && hand < data.hands.length - 1) { hand += 1; step = 0; }
+    if (step < 0 && hand > 0) { hand -= 1; step = lastStep(data.hands[hand]); }
     render();
   }
   function toggle() {
@@ -105,12 +144,21 @@
   document.getElementById("play").addEventListener("click", toggle);
   handSelect.addEventListener("change", () => { hand = Number(handSelect.value); step = 0; render(); });
   document.addEventListener("keydown", (event) => {
-    if (event.target.tagName === "SELECT") return;
+    const tag = event.target.tagName;
+    if (tag === "SELECT" || tag === "INPUT" || tag === "TEXTAREA" || event.altKey || event.ctrlKey || event.metaKey) return;
     if (event.key === "ArrowRight") { go(1); event.preventDefault(); }
     if (event.key === "ArrowLeft") { go(-1); event.preventDefault(); }
-    if (event.key === " ") { toggle(); event.preventDefault(); }
+    if (event.key === " " && tag !== "BUTTON" && tag !== "A") { toggle(); event.preventDefault(); }
+    if (event.key === "Home") { hand = 0; step = 0; render(); event.preventDefault(); }
   });
-  const match = /^#h(\d+)s(\d+)$/.exec(window.location.hash);
-  if (match) { hand = Math.min(Number(match[1]) - 1, data.hands.length - 1); step = Number(match[2]); }
+  function fromHash() {
+    const match = /^#h(\d+)s(\d+)$/.exec(window.location.hash);
+    if (!match) return false;
+    hand = Math.max(0, Math.min(Number(match[1]) - 1, data.hands.length - 1));
+    step = Number(match[2]);
+    return true;
+  }
+  window.addEventListener("hashchange", () => { if (fromHash()) render(); });
+  fromHash();
   render();
 })();

@@ -1,0 +1,253 @@
+"""Helpers for the browser tests: Debian's Chromium driven by Playwright, the project's web
+server as a real gunicorn process, and a small world of real data (matches played by the
+engine, a validated upload, ratings refitted over time, a finished tournament)."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import re
+import shutil
+import subprocess
+import sys
+import threading
+import uuid
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.support import PROJECT_DIR, _stop_group
+
+#: The browser: Debian's package (``apt-get install chromium``); Playwright downloads none.
+CHROMIUM = os.environ.get("BIDEL_CHROMIUM", "/usr/bin/chromium")
+#: Where screenshots go (kept by CI as the tests' artifacts; ignored by git).
+ARTIFACTS = Path(os.environ.get("BIDEL_TEST_ARTIFACTS", PROJECT_DIR / "test-artifacts"))
+#: Flags for a root, offline, headless machine: no setuid sandbox, and no calls home.
+CHROMIUM_ARGS = [
+    "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+]  # fmt: skip
+PASSWORD = "a long passphrase"
+
+
+def browser_missing() -> str | None:
+    """Why the browser tests cannot run here, or None."""
+    try:
+        import playwright.sync_api  # noqa: F401
+    except ImportError:
+        return "Playwright's Python package is missing (pip install -e '.[test]')"
+    if not (Path(CHROMIUM).exists() or shutil.which(CHROMIUM)):
+        return f"no Chromium at {CHROMIUM}: apt-get install chromium (.ci/run does)"
+    return None
+
+
+@dataclass
+class Server:
+    url: str
+    process: subprocess.Popen[str]
+    output: list[str] = field(default_factory=list)
+
+    def log(self) -> str:
+        return "".join(self.output)
+
+
+@contextmanager
+def web_server(env: Mapping[str, str]) -> Iterator[Server]:
+    """``gunicorn hearts_platform.wsgi`` on a free port, as production runs the pages."""
+    argv = [
+        sys.executable, "-m", "gunicorn", "hearts_platform.wsgi", "--bind=127.0.0.1:0",
+        "--workers=2", "--threads=4", "--access-logfile=-", "--no-control-socket",
+    ]  # fmt: skip
+    process = subprocess.Popen(
+        argv, cwd=PROJECT_DIR, env=dict(env), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+        text=True, start_new_session=True,
+    )  # fmt: skip
+    output: list[str] = []
+    try:
+        assert process.stdout is not None
+        for line in process.stdout:
+            output.append(line)
+            found = re.search(r"Listening at: (http://[0-9.:]+)", line)
+            if found:  # the socket is bound: connections wait in its backlog from now on
+                break
+        else:
+            raise AssertionError("gunicorn exited before listening:\n" + "".join(output))
+        server = Server(url=found.group(1), process=process, output=output)
+        threading.Thread(target=lambda: output.extend(process.stdout), daemon=True).start()  # type: ignore[arg-type]
+        yield server
+    finally:
+        _stop_group(process)
+
+
+# --- the world the pages show ---------------------------------------------------------------
+
+GOOD_BOT = b"""\
+import sys
+from bots_sdk import Bot, lowest
+
+
+class Ducker(Bot):
+    def pass_cards(self, view):
+        return view.hand[-3:]
+
+    def play(self, view):
+        if len(view.hand) == 13:
+            print(f"hand {view.hand_number}: ducking", file=sys.stderr)
+        return lowest(view.legal)
+"""
+
+#: Plays a card it does not hold at its first decision of every hand: a fault each hand.
+FAULTY_BOT = b"""\
+import sys
+from bots_sdk import Bot, lowest
+
+
+class Faulty(Bot):
+    def pass_cards(self, view):
+        return view.hand[:3]
+
+    def play(self, view):
+        if len(view.hand) == 13:
+            print("about to cheat", file=sys.stderr)
+            return next(c for c in ("2C", "3C", "4C", "5C") if c not in view.hand)
+        return lowest(view.legal)
+"""
+
+
+@contextmanager
+def scratch_database(folder: Path) -> Iterator[str]:
+    """A new empty database of the configured kind, its URL yielded, dropped afterwards: the
+    browser tests' data, committed, shared with the server and worker processes, and apart
+    from the test database of the other tests."""
+    from django.conf import settings
+
+    config = settings.DATABASES["default"]
+    if config["ENGINE"] != "django.db.backends.postgresql":
+        yield f"sqlite:///{folder / 'browser.sqlite3'}"
+        return
+    import psycopg
+
+    name = f"bidel_browser_{uuid.uuid4().hex[:10]}"
+    where = {"host": config["HOST"], "port": config["PORT"] or 5432, "user": config["USER"],
+             "password": config.get("PASSWORD") or None, "dbname": "postgres",
+             "autocommit": True}  # fmt: skip
+    with psycopg.connect(**where) as admin:
+        admin.execute(f'CREATE DATABASE "{name}"')
+    try:
+        yield f"postgres://{config['USER']}@{where['host']}:{where['port']}/{name}"
+    finally:
+        with psycopg.connect(**where) as admin:
+            admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+def prepare_world(env: Mapping[str, str]) -> World:
+    """Migrate the database of ``env`` and build the world in it, in child processes (this
+    one keeps Playwright's event loop and no database connection)."""
+    migrate = subprocess.run(
+        [sys.executable, "manage.py", "migrate", "--no-input", "-v0"],
+        cwd=PROJECT_DIR, env=dict(env), capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert migrate.returncode == 0, migrate.stderr
+    code = (
+        "import dataclasses, json, django\n"
+        "django.setup()\n"
+        "from tests.arena.browser import build_world\n"
+        "print(json.dumps(dataclasses.asdict(build_world())))\n"
+    )
+    built = subprocess.run(
+        [sys.executable, "-c", code], cwd=PROJECT_DIR, env={**env, "DJANGO_SETTINGS_MODULE":
+        "hearts_platform.settings"}, capture_output=True, text=True, timeout=600,
+    )  # fmt: skip
+    assert built.returncode == 0, built.stderr
+    data = json.loads(built.stdout.strip().splitlines()[-1])
+    data["records"] = {int(k): v for k, v in data["records"].items()}
+    data["names"] = {int(k): v for k, v in data["names"].items()}
+    data["env"] = dict(env)
+    return World(**data)
+
+
+@dataclass
+class World:
+    ladder: int
+    owner: str
+    bot: int
+    bot_name: str
+    replay_match: int
+    fault_match: int
+    tournament: int
+    records: dict[int, dict[str, Any]]
+    names: dict[int, list[str]]
+    history: int  # rating-history points of the bot
+    rated: int  # rows of the ladder's rankings
+    env: dict[str, str] = field(default_factory=dict)  # the processes' environment
+
+
+def build_world() -> World:
+    """Real data through the services: every match is played by the engine."""
+    from arena import services, tournaments
+    from arena.models import Ladder, LadderEntry, Match, RatingPoint
+
+    owner = services.user_create(username="ada", password=PASSWORD)
+    bot = services.bot_create(owner=owner, name="ada-ducker", description="Ducks every trick.")
+    good = services.version_upload(bot=bot, user=owner, filename="bot.py", data=GOOD_BOT)
+    services.version_validate(version_id=good.pk)
+    faulty = services.version_upload(bot=bot, user=owner, filename="bot.py", data=FAULTY_BOT)
+    services.version_validate(version_id=faulty.pk)  # rejected: its log shows why
+
+    ladder = Ladder.objects.get(name="standard")
+    ladder.hands, ladder.concurrency = 1, 2
+    ladder.save()
+    LadderEntry.objects.get_or_create(ladder=ladder, bot=bot)
+    rng = random.Random(7)
+    for _ in range(4):  # four refits: four points of rating history
+        for match in services.ladder_fill(ladder=ladder, rng=rng):
+            services.match_run(match_id=match.pk)
+        services.ratings_recompute(ladder=ladder)
+
+    good.refresh_from_db()
+    seats = [services.SeatSpec(version=good)] + [
+        services.SeatSpec(builtin=name) for name in ("random", "low", "heuristic")
+    ]
+    replay_match = services.match_create(kind=Match.Kind.CHALLENGE, seats=seats, hands=3,
+                                         seed=2026, requested_by=owner)  # fmt: skip
+    services.match_run(match_id=replay_match.pk)
+    faulty.refresh_from_db()
+    fault_seats = [services.SeatSpec(version=faulty)] + seats[1:]
+    fault_match = services.match_create(kind=Match.Kind.CHALLENGE, seats=fault_seats, hands=1,
+                                        seed=5, requested_by=owner)  # fmt: skip
+    services.match_run(match_id=fault_match.pk)
+
+    tournament = tournaments.tournament_create(
+        name="Autumn cup", format="round_robin", bots=["random", "low", "heuristic", bot.pk],
+        table_size=4, hands_per_table=1, duplicate=True,
+    )  # fmt: skip
+    tournaments.tournament_start(tournament_id=tournament.pk)
+    for match in tournament.matches.all():
+        services.match_run(match_id=match.pk)
+    tournaments.tournament_advance(tournament_id=tournament.pk)
+
+    records, names = {}, {}
+    for match in Match.objects.filter(pk__in=[replay_match.pk, fault_match.pk]):
+        records[match.pk] = match.record
+        names[match.pk] = [
+            s.version.bot.name if s.version else s.builtin
+            for s in match.seats.select_related("version__bot").order_by("seat")
+        ]
+    return World(
+        ladder=ladder.pk, owner=owner.username, bot=bot.pk, bot_name=bot.name,
+        replay_match=replay_match.pk, fault_match=fault_match.pk, tournament=tournament.pk,
+        records=records, names=names,
+        history=RatingPoint.objects.filter(entry__bot=bot).count(),
+        rated=LadderEntry.objects.filter(ladder=ladder, rating__isnull=False).count(),
+    )  # fmt: skip
+
+
+def skip_without_browser() -> None:
+    reason = browser_missing()
+    if reason:
+        pytest.skip(reason)

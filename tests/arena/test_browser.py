@@ -1,0 +1,431 @@
+"""The pages in a real headless Chromium (Debian's, driven by Playwright) against the real web
+server (gunicorn) and real data: every page loads and is screenshotted (desktop and phone),
+passes axe-core's checks, the replay viewer steps through a match exactly as the record says
+(cards, trick winners, points, scores) by mouse and by keyboard, and a bot author signs up,
+uploads, and challenges through the forms while a real Celery worker does the work."""
+
+from __future__ import annotations
+
+import re
+import uuid
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from engine.record import replay
+from tests.arena.browser import (
+    ARTIFACTS,
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    GOOD_BOT,
+    PASSWORD,
+    Server,
+    World,
+    prepare_world,
+    scratch_database,
+    skip_without_browser,
+    web_server,
+)
+from tests.arena.live import sandbox_env
+from tests.support import celery_worker, child_env
+
+pytestmark = [pytest.mark.timeout(900), pytest.mark.browser]
+
+DESKTOP = {"width": 1280, "height": 900}
+PHONE = {"width": 390, "height": 844}
+#: axe-core rule sets checked: WCAG 2.1 A and AA (contrast, labels, names, structure).
+AXE_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]
+
+
+@pytest.fixture(scope="module")
+def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
+    skip_without_browser()
+    with scratch_database(tmp_path_factory.mktemp("browser")) as url:
+        yield prepare_world(child_env({"DATABASE_URL": url, **sandbox_env()}))
+
+
+@pytest.fixture(scope="module")
+def server(world: World) -> Iterator[Server]:
+    with web_server(world.env) as running:  # type: ignore[attr-defined]
+        try:
+            yield running
+        finally:
+            ARTIFACTS.mkdir(parents=True, exist_ok=True)
+            (ARTIFACTS / "web-server.log").write_text(running.log())
+
+
+@pytest.fixture(scope="module")
+def browser(world: World) -> Iterator[Any]:
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield chromium
+        chromium.close()
+
+
+class Tab:
+    """A browser page that fails its test on any script error or failed request."""
+
+    def __init__(self, browser: Any, server: Server, viewport: dict[str, int]) -> None:
+        self.context = browser.new_context(
+            base_url=server.url, viewport=viewport, is_mobile=viewport is PHONE
+        )
+        self.page = self.context.new_page()
+        self.problems: list[str] = []
+        self.page.on("pageerror", lambda error: self.problems.append(f"script: {error}"))
+        self.page.on(
+            "console",
+            lambda m: (
+                self.problems.append(f"console: {m.text}")
+                if m.type == "error" and not m.text.startswith("Failed to load resource")
+                else None
+            ),  # failed loads are reported with their address below
+        )
+        self.page.on(
+            "response",
+            lambda r: (
+                self.problems.append(f"{r.status} {r.url}")
+                if r.status >= 500 or r.status == 404
+                else None
+            ),
+        )
+
+    def open(self, path: str) -> Any:
+        response = self.page.goto(path)
+        assert response is not None and response.status == 200, (path, response)
+        return response
+
+    def shoot(self, name: str) -> None:
+        folder = ARTIFACTS / "screenshots"
+        folder.mkdir(parents=True, exist_ok=True)
+        self.page.screenshot(path=str(folder / f"{name}.png"), full_page=True)
+
+    def log_in(self, username: str, password: str = PASSWORD) -> None:
+        self.open("/login/")
+        self.page.get_by_label("Username").fill(username)
+        self.page.get_by_label("Password").fill(password)
+        self.page.get_by_role("button", name="Log in").click()
+        self.page.wait_for_url("**/account/")
+
+
+@pytest.fixture
+def tab(browser: Any, server: Server) -> Iterator[Tab]:
+    opened = Tab(browser, server, DESKTOP)
+    yield opened
+    opened.context.close()
+    assert not opened.problems, f"{opened.problems}; see {ARTIFACTS / 'web-server.log'}"
+
+
+def _pages(world: World) -> dict[str, str]:
+    return {
+        "home": "/",
+        "ladder": f"/ladders/{world.ladder}/",
+        "bot": f"/bots/{world.bot}/",
+        "match": f"/matches/{world.replay_match}/",
+        "match-faults": f"/matches/{world.fault_match}/",
+        "tournament": f"/tournaments/{world.tournament}/",
+        "signup": "/signup/",
+        "login": "/login/",
+    }
+
+
+OWNER_PAGES = {"account": "/account/", "bot-new": "/bots/new/", "challenge": "/challenges/new/"}
+PAGE_NAMES = ["home", "ladder", "bot", "match", "match-faults", "tournament", "signup", "login"]
+
+
+@pytest.mark.parametrize("name", PAGE_NAMES)
+@pytest.mark.parametrize("viewport", ["desktop", "phone"])
+def test_page_loads_with_real_data_fits_and_is_screenshotted(
+    browser: Any, server: Server, world: World, name: str, viewport: str
+) -> None:
+    tab = Tab(browser, server, DESKTOP if viewport == "desktop" else PHONE)
+    try:
+        response = tab.open(_pages(world)[name])
+        timing = response.headers.get("server-timing", "")
+        assert re.fullmatch(r"app;dur=[0-9.]+", timing), timing
+        page = tab.page
+        heading = page.locator("h1").inner_text()
+        expected = {
+            "home": "Bidel: the Hearts bot arena", "ladder": "Ladder standard",
+            "bot": world.bot_name, "match": f"Match {world.replay_match}",
+            "match-faults": f"Match {world.fault_match}", "tournament": "Autumn cup",
+            "signup": "Sign up", "login": "Log in",
+        }  # fmt: skip
+        assert heading == expected[name]
+        if name == "ladder":
+            assert page.locator("table.rankings tbody tr").count() == world.rated
+            assert page.locator(".interval[role=img]").count() == world.rated
+            assert page.get_by_role("link", name=world.bot_name).count() == 1
+        if name == "bot":
+            chart = page.locator("svg.chart")
+            assert chart.get_attribute("role") == "img"
+            assert chart.locator("circle").count() == world.history >= 2
+            assert "Validation log" not in page.content()  # not signed in: not the owner
+        if name == "tournament":
+            assert "4 of 4 matches" in page.inner_text("main")
+            assert page.locator("a[href^='/matches/']").count() == 4
+            assert page.get_by_role("table", name=re.compile("Crosstable")).count() == 1
+        if name == "match":
+            assert page.locator("#table .seat").count() == 4
+        if viewport == "phone":  # nothing wider than the screen: no sideways scrolling
+            width = page.evaluate("document.documentElement.scrollWidth")
+            assert width <= PHONE["width"], f"{name} is {width}px wide on a phone"
+        tab.shoot(f"{name}-{viewport}")
+        assert not tab.problems, tab.problems
+    finally:
+        tab.context.close()
+
+
+def _axe_violations(page: Any) -> list[str]:
+    from axe_playwright_python.sync_playwright import Axe
+
+    results = Axe().run(page, options={"runOnly": {"type": "tag", "values": AXE_TAGS}})
+    return [
+        f"{v['id']} ({v['impact']}): {v['help']} at "
+        + ", ".join(str(node["target"]) for node in v["nodes"][:5])
+        for v in results.response["violations"]
+    ]
+
+
+@pytest.mark.parametrize("name", PAGE_NAMES)
+def test_page_passes_axe_accessibility_checks(tab: Tab, world: World, name: str) -> None:
+    tab.open(_pages(world)[name])
+    assert _axe_violations(tab.page) == []
+
+
+def test_owner_pages_and_form_errors_pass_axe_accessibility_checks(tab: Tab, world: World) -> None:
+    tab.log_in(world.owner)
+    for name, path in {**OWNER_PAGES, "upload": f"/bots/{world.bot}/upload/",
+                       "bot-owner": f"/bots/{world.bot}/"}.items():  # fmt: skip
+        tab.open(path)
+        assert _axe_violations(tab.page) == [], name
+        tab.shoot(name)
+    tab.open("/challenges/new/")
+    tab.page.get_by_label("Seat 1").fill("nobody-by-this-name")
+    tab.page.get_by_role("button", name="Queue the challenge").click()
+    assert tab.page.get_by_role("alert").count() == 1
+    assert _axe_violations(tab.page) == [], "challenge form with errors"
+    tab.shoot("challenge-errors")
+
+
+# --- the replay viewer -----------------------------------------------------------------------
+
+SNAPSHOT = """() => ({
+  status: document.getElementById("status").textContent,
+  share: document.getElementById("share").getAttribute("href"),
+  seats: [...document.querySelectorAll("#table .seat")].map((box) => ({
+    cards: [...box.querySelectorAll(".cards .card")].map((c) => c.dataset.card),
+    passed: [...box.querySelectorAll(".cards .card.passed")].map((c) => c.dataset.card),
+    points: box.querySelector(".points").textContent,
+    winner: box.classList.contains("winner"),
+  })),
+  trick: [...document.querySelectorAll("#table .trick .played")].map(
+    (p) => [Number(p.dataset.seat), p.querySelector(".card").dataset.card]),
+})"""
+
+VALUES = {"QS": 13, **{f"{rank}H": 1 for rank in "23456789TJQKA"}}  # standard rules
+SEATS = range(4)
+NONE: list[list[str]] = [[], [], [], []]
+
+
+def _expected_steps(record: dict[str, Any], names: list[str]) -> list[dict[str, Any]]:
+    """What the viewer must show at each step, from the record replayed by the engine."""
+    state = replay(record)
+    steps: list[dict[str, Any]] = []
+    totals = [0, 0, 0, 0]
+    for number, hand in enumerate(state.history):
+        data = record["hands"][number]
+        held = [sorted(c for t in hand.tricks for s, c in t.plays if s == seat) for seat in SEATS]
+        totals = [t + s for t, s in zip(totals, hand.scores, strict=True)]
+        end = f"Scores {', '.join(map(str, hand.scores))}; totals {', '.join(map(str, totals))}"
+        if data.get("passes"):
+            steps.append({"hand": number, "status": f"Hand {number + 1}, passing",
+                          "cards": [sorted(d) for d in data["deal"]], "passed": data["passes"],
+                          "trick": [], "points": [0] * 4, "winner": None})  # fmt: skip
+        steps.append({"hand": number, "status": f"Hand {number + 1}, ", "cards": held,
+                      "passed": NONE, "trick": [], "points": [0] * 4, "winner": None})  # fmt: skip
+        remaining = [list(cards) for cards in held]
+        points = [0, 0, 0, 0]
+        for index, trick in enumerate(hand.tricks):
+            for k, (seat, card) in enumerate(trick.plays):
+                remaining[seat].remove(card)
+                complete = k == len(trick.plays) - 1
+                if complete:
+                    points[trick.winner] += sum(VALUES.get(c, 0) for _, c in trick.plays)  # type: ignore[index]
+                status = f"Hand {number + 1}, trick {index + 1}, card {k + 1} of 4"
+                if complete:
+                    status += f" — {names[trick.winner]} takes it"  # type: ignore[index]
+                steps.append({"hand": number, "status": status,
+                              "cards": [sorted(r) for r in remaining], "passed": NONE,
+                              "trick": [list(p) for p in trick.plays[: k + 1]],
+                              "points": points[:],
+                              "winner": trick.winner if complete else None})  # fmt: skip
+        assert points == list(hand.points)
+        steps[-1]["end"] = end
+    return steps
+
+
+def test_replay_steps_through_the_match_as_the_record_says(tab: Tab, world: World) -> None:
+    record, names = world.records[world.replay_match], world.names[world.replay_match]
+    expected = _expected_steps(record, names)
+    tab.open(f"/matches/{world.replay_match}/")
+    page = tab.page
+    page.evaluate("document.activeElement.blur()")  # keys go to the page, not a control
+    for index, want in enumerate(expected):
+        if index:
+            page.keyboard.press("ArrowRight")
+        shown = page.evaluate(SNAPSHOT)
+        where = f"step {index}: {shown['status']}"
+        assert shown["status"].startswith(want["status"]), where
+        assert [sorted(seat["cards"]) for seat in shown["seats"]] == want["cards"], where
+        assert [sorted(seat["passed"]) for seat in shown["seats"]] == [
+            sorted(p) for p in want["passed"]
+        ], where
+        assert shown["trick"] == want["trick"], where
+        assert [int(seat["points"].split()[0]) for seat in shown["seats"]] == want["points"], where
+        assert [i for i, seat in enumerate(shown["seats"]) if seat["winner"]] == (
+            [] if want["winner"] is None else [want["winner"]]
+        ), where
+        if "end" in want:
+            assert want["end"] in shown["status"], where
+        if index in (0, 20, len(expected) - 1):
+            tab.shoot(f"replay-step-{index}")
+    final = page.evaluate(SNAPSHOT)
+    page.keyboard.press("ArrowRight")  # past the last card: nothing more to show
+    assert page.evaluate(SNAPSHOT) == final
+    for _ in range(3):
+        page.keyboard.press("ArrowLeft")
+    assert page.evaluate(SNAPSHOT)["status"].startswith(expected[-4]["status"])
+
+
+def test_replay_controls_work_by_keyboard_and_links_open_a_given_trick(
+    tab: Tab, world: World
+) -> None:
+    record, names = world.records[world.replay_match], world.names[world.replay_match]
+    expected = _expected_steps(record, names)
+    page = tab.page
+    tab.open(f"/matches/{world.replay_match}/")
+    # Tab reaches the controls in order and Enter works them.
+    page.get_by_role("button", name="Step forward").focus()
+    page.keyboard.press("Enter")
+    page.keyboard.press("Enter")
+    assert page.evaluate(SNAPSHOT)["status"].startswith(expected[2]["status"])
+    page.keyboard.press("Shift+Tab")  # to Play
+    assert page.evaluate("document.activeElement.id") == "play"
+    page.keyboard.press("Enter")
+    expect_pause = page.get_by_role("button", name="Pause")
+    expect_pause.wait_for()
+    page.keyboard.press("Enter")  # pause again
+    page.get_by_role("button", name="Play").wait_for()
+    page.keyboard.press("Shift+Tab")
+    page.keyboard.press("Shift+Tab")
+    assert page.evaluate("document.activeElement.id") == "first"
+    page.keyboard.press("Enter")
+    assert page.evaluate(SNAPSHOT)["status"].startswith(expected[0]["status"])
+    # A shared link opens the same step, on a fresh page.
+    for _ in range(9):
+        page.get_by_role("button", name="Step forward").click()
+    shown = page.evaluate(SNAPSHOT)
+    link = shown["share"]
+    assert link == "#h1s9"
+    other = tab.context.new_page()
+    other.goto(f"/matches/{world.replay_match}/{link}")
+    assert other.evaluate(SNAPSHOT) == shown
+    # The hand menu jumps to a hand.
+    other.get_by_label("Hand").select_option(index=2)  # the menu lists hands 1, 2, 3
+    assert other.evaluate(SNAPSHOT)["status"].startswith("Hand 3, passing")
+    tab.shoot("replay-hand-3")
+    other.close()
+
+
+def test_replay_marks_faults(tab: Tab, world: World) -> None:
+    tab.open(f"/matches/{world.fault_match}/")
+    fault = tab.page.locator('#table .seat[data-seat="0"] .fault')
+    assert re.search(r"1 fault\(s\): illegal in hand 0", fault.inner_text())
+    assert tab.page.locator("#table .fault").count() == 1
+
+
+# --- signed in -------------------------------------------------------------------------------
+
+
+def test_owner_sees_validation_and_stderr_logs_others_do_not(
+    tab: Tab, browser: Any, server: Server, world: World
+) -> None:
+    tab.log_in(world.owner)
+    tab.open(f"/bots/{world.bot}/")
+    page = tab.page
+    page.get_by_text("Validation log of version 2").click()
+    assert "illegal" in page.locator("details[open] pre").first.inner_text()
+    stderr = page.locator("details", has_text=f"Match {world.replay_match}, seat 0")
+    stderr.locator("summary").click()
+    assert "ducking" in stderr.locator("pre").inner_text()
+    tab.shoot("bot-owner-logs")
+    tab.open(f"/matches/{world.fault_match}/")
+    assert "about to cheat" in (page.locator("details", has_text="Seat 0").text_content() or "")
+    anonymous = Tab(browser, server, DESKTOP)
+    anonymous.open(f"/matches/{world.fault_match}/")
+    assert "about to cheat" not in anonymous.page.content()
+    anonymous.context.close()
+
+
+def test_forms_show_errors_beside_the_fields_in_the_apis_words(tab: Tab, world: World) -> None:
+    page = tab.page
+    tab.open("/signup/")
+    page.get_by_label("Username").fill("ada")  # taken
+    page.get_by_label("Password").fill("short")
+    page.get_by_role("button", name="Sign up").click()
+    assert page.locator("#id_password").get_attribute("aria-invalid") == "true"
+    assert (
+        "Ensure this field has at least 10 characters."
+        in page.locator("#err_password").inner_text()
+    )
+    page.get_by_label("Password").fill(PASSWORD)
+    page.get_by_role("button", name="Sign up").click()
+    assert "that username is taken" in page.locator("#err_username").inner_text()
+    tab.open("/login/")
+    page.get_by_label("Username").fill(world.owner)
+    page.get_by_label("Password").fill("wrong password!")
+    page.get_by_role("button", name="Log in").click()
+    assert "Unable to log in with provided credentials." in page.get_by_role("alert").inner_text()
+
+
+def test_author_signs_up_uploads_and_challenges_through_the_forms(tab: Tab, world: World) -> None:
+    name = f"author{uuid.uuid4().hex[:6]}"
+    page = tab.page
+    with celery_worker(env=world.env, hostname=f"{name}@browser", queues=["celery"]):
+        tab.open("/signup/")
+        page.get_by_label("Username").fill(name)
+        page.get_by_label("Password").fill(PASSWORD)
+        page.get_by_role("button", name="Sign up").click()
+        page.wait_for_url("**/account/")
+        assert f"Welcome, {name}" in page.get_by_role("status").inner_text()
+        page.get_by_role("link", name="New bot").click()
+        page.get_by_label("Bot name").fill(f"{name}-bot")
+        page.get_by_label("Description").fill("Written in a browser test.")
+        page.get_by_role("button", name="Create the bot").click()
+        page.get_by_label("Bot code").set_input_files(
+            {"name": "bot.py", "mimeType": "text/x-python", "buffer": GOOD_BOT}
+        )
+        page.get_by_role("button", name="Upload").click()
+        assert "Version 1 uploaded" in page.get_by_role("status").inner_text()
+        # The worker validates it; the page refreshes itself until it is done.
+        version = page.locator("table", has_text="Versions of").locator("tbody tr").first
+        version.get_by_text("active").wait_for(timeout=120_000)
+        tab.shoot("author-bot-validated")
+        page.get_by_role("link", name="Challenge").click()
+        page.get_by_label("Seat 1").fill(f"{name}-bot")
+        page.get_by_label("Seat 2").fill("random")
+        page.get_by_label("Seat 3").fill("low")
+        page.get_by_label("Seat 4").fill("heuristic")
+        page.get_by_label("Hands").fill("1")
+        page.get_by_role("button", name="Queue the challenge").click()
+        page.wait_for_url(re.compile(r"/matches/\d+/$"))
+        # Played by the worker; the page refreshes itself until the replay is there.
+        page.locator("#replay").wait_for(timeout=120_000)
+        assert page.locator("#table .seat").count() == 4
+        page.evaluate("document.activeElement.blur()")
+        page.keyboard.press("ArrowRight")
+        assert page.evaluate(SNAPSHOT)["status"].startswith("Hand 1, after passing")
+        tab.shoot("author-challenge-replay")
