@@ -26,7 +26,9 @@ def ladder_rankings(ladder: Ladder) -> list[dict[str, Any]]:
         .prefetch_related(
             Prefetch(
                 "bot__versions",
-                queryset=BotVersion.objects.filter(status=BotVersion.Status.ACTIVE),
+                queryset=BotVersion.objects.filter(status=BotVersion.Status.ACTIVE).only(
+                    "pk", "bot_id", "number"
+                ),  # not the code: up to a MiB a bot
                 to_attr="active_versions",
             )
         )
@@ -54,10 +56,11 @@ def ladder_rankings(ladder: Ladder) -> list[dict[str, Any]]:
 
 def matches(*, ladder: int | None = None, bot: int | None = None, status: str | None = None,
             kind: str | None = None, tournament: int | None = None) -> QuerySet[Match]:  # fmt: skip
-    query = Match.objects.all().prefetch_related(
-        Prefetch(
-            "seats", queryset=MatchSeat.objects.select_related("version__bot").order_by("seat")
-        )
+    seats = MatchSeat.objects.select_related("version__bot").defer("stderr", "version__code")
+    query = Match.objects.defer(
+        "record"
+    ).prefetch_related(  # lists show neither records nor logs: the bulk of a row
+        Prefetch("seats", queryset=seats.order_by("seat"))
     )
     if ladder is not None:
         query = query.filter(ladder_id=ladder)
@@ -70,3 +73,27 @@ def matches(*, ladder: int | None = None, bot: int | None = None, status: str | 
     if kind:
         query = query.filter(kind=kind)
     return query.order_by("-id")
+
+
+def rating_history(entry_ids: list[int], points: int = 200) -> list[tuple[Any, ...]]:
+    """Each entry's rating history, oldest first, evenly thinned in the database to about
+    ``points`` points (the newest and the oldest kept): (entry id, at, rating, low, high,
+    matches) tuples, however long the history has grown."""
+    from django.db.models import Count, F, FloatField, Q, Window
+    from django.db.models.functions import Cast, Ceil, Mod, RowNumber
+
+    from arena.models import RatingPoint
+
+    newest_first = [F("at").desc(), F("pk").desc()]
+    ranked = RatingPoint.objects.filter(entry__in=entry_ids).annotate(
+        n=Window(RowNumber(), partition_by=[F("entry_id")], order_by=newest_first),
+        total=Window(Count("pk"), partition_by=[F("entry_id")]),
+    )
+    stride = Ceil(Cast(F("total"), FloatField()) / float(points))
+    rows = (
+        ranked.annotate(offset=Mod(F("n") - 1, stride))
+        .filter(Q(offset=0) | Q(n=F("total")))
+        .order_by("entry_id", "at", "pk")
+        .values_list("entry_id", "at", "rating", "low", "high", "matches")
+    )
+    return list(rows)

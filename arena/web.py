@@ -41,25 +41,26 @@ from arena.models import (
     LadderEntry,
     Match,
     MatchSeat,
-    RatingPoint,
     Tournament,
 )
 from arena.replays import replay_frames
 from bots_sdk.builtin import BUILTIN
 from engine.rules import PRESETS
 
-#: Rating-history points read for a bot page (the newest; the chart thins them further).
-HISTORY_LIMIT = 1000
+#: Rating-history points drawn per ladder on a bot page (thinned evenly by the database).
+HISTORY_POINTS = 200
 
 
-def _recent_matches(limit: int = 20, **filters: Any) -> list[Match]:
+def _recent_matches(limit: int = 20, *, stderr: bool = False, **filters: Any) -> list[Match]:
+    """The newest matches with their seats; records (and bots' stderr, unless asked for) are
+    left in the database: a list shows neither, and they are the bulk of a match's row."""
+    seats = MatchSeat.objects.select_related("version__bot").defer("version__code")
+    if not stderr:
+        seats = seats.defer("stderr")
     return list(
         Match.objects.filter(**filters)
-        .prefetch_related(
-            Prefetch(
-                "seats", queryset=MatchSeat.objects.select_related("version__bot").order_by("seat")
-            )
-        )
+        .defer("record")
+        .prefetch_related(Prefetch("seats", queryset=seats.order_by("seat")))
         .order_by("-id")[:limit]
     )
 
@@ -100,31 +101,23 @@ def bot_page(request: HttpRequest, bot_id: int) -> HttpResponse:
     versions = BotVersion.objects.filter(bot=bot).defer("code").order_by("-number")
     owner = request.user.is_authenticated and request.user.pk == bot.owner_id
     played = MatchSeat.objects.filter(version__bot=bot).values("match_id")
-    matches = _recent_matches(20, pk__in=played)
+    matches = _recent_matches(20, stderr=owner, pk__in=played)
     logs = []
     if owner:  # the owner's own bot's stderr in each recent match, nobody else's
         for match in matches:
             for seat in match.seats.all():
                 if seat.version is not None and seat.version.bot_id == bot.pk and seat.stderr:
                     logs.append({"match": match.pk, "seat": seat.seat, "stderr": seat.stderr})
+    entries = list(LadderEntry.objects.filter(bot=bot).select_related("ladder", "rating"))
     ratings = [
-        {
-            "ladder": entry.ladder,
-            "rating": getattr(entry, "rating", None),
-            "live_elo": entry.live_elo,
-        }
-        for entry in LadderEntry.objects.filter(bot=bot).select_related("ladder", "rating")
+        {"ladder": e.ladder, "rating": getattr(e, "rating", None), "live_elo": e.live_elo}
+        for e in entries
     ]
-    points = (
-        RatingPoint.objects.filter(entry__bot=bot)
-        .select_related("entry__ladder")
-        .order_by("-at", "-pk")[:HISTORY_LIMIT]
-    )
+    ladder_of = {entry.pk: entry.ladder.name for entry in entries}
+    points = selectors.rating_history(list(ladder_of), points=HISTORY_POINTS)
     series: dict[str, list[Point]] = {}
-    for p in reversed(list(points)):
-        series.setdefault(p.entry.ladder.name, []).append(
-            Point(at=p.at, rating=p.rating, low=p.low, high=p.high, matches=p.matches)
-        )
+    for entry_id, at, rating, low, high, played in points:
+        series.setdefault(ladder_of[entry_id], []).append(Point(at, rating, low, high, played))
     chart = rating_history_svg(series, title=f"Rating history of {bot.name}")
     context = {
         "bot": bot, "versions": versions, "owner": owner, "matches": matches, "logs": logs,
@@ -137,7 +130,7 @@ def bot_page(request: HttpRequest, bot_id: int) -> HttpResponse:
 
 def match_page(request: HttpRequest, match_id: int) -> HttpResponse:
     match = get_object_or_404(Match, pk=match_id)
-    seats = list(match.seats.select_related("version__bot").order_by("seat"))
+    seats = list(match.seats.select_related("version__bot").defer("version__code").order_by("seat"))
     names = [s.version.bot.name if s.version else s.builtin for s in seats]  # type: ignore[union-attr]
     frames = None
     if match.record is not None:

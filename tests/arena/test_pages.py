@@ -7,6 +7,7 @@ import html
 import json
 import random
 import re
+from typing import Any
 
 import pytest
 from django.test import Client
@@ -122,3 +123,134 @@ def test_tournament_page_standings_crosstable_and_refresh() -> None:
     assert page.count('class="interval"') == 4 and "Crosstable" in page
     assert page.count("/4</td>") == 12  # every pair met at all four tables of the rotation
     assert page.count('href="/matches/') == 4
+
+
+def _bot_with_history(matches: int, rng: random.Random) -> tuple[Any, Any, Any]:
+    """A user's bot in the standard ladder with ``matches`` finished ladder matches (random
+    finishing orders, no game played) and a refit after each tenth of them."""
+    from arena.models import BotVersion, LadderEntry
+
+    owner = services.user_create(username="ada", password="a long passphrase")
+    bot = services.bot_create(owner=owner, name="ada-bot")
+    version = BotVersion.objects.create(
+        bot=bot,
+        number=1,
+        filename="bot.py",
+        code=b"x = 1\n",
+        sha256="0" * 64,
+        status="active",
+        validation_log="ok",
+    )
+    ladder = Ladder.objects.get(name="standard")
+    entry = LadderEntry.objects.create(ladder=ladder, bot=bot)
+    _grow(ladder, entry, version, matches, rng)
+    return owner, bot, ladder
+
+
+def _grow(ladder: Any, entry: Any, version: Any, total: int, rng: random.Random) -> None:
+    from arena.models import LadderEntry, MatchSeat
+
+    others = list(LadderEntry.objects.filter(ladder=ladder).exclude(pk=entry.pk).order_by("pk"))
+    have = Match.objects.filter(ladder=ladder).count()
+    step = max(1, (total - have) // 10)
+    for start in range(have, total, step):
+        batch = Match.objects.bulk_create(
+            Match(kind="ladder", status="finished", ladder=ladder, seed=i, rules="standard")
+            for i in range(start, min(start + step, total))
+        )
+        seats = []
+        for m in batch:
+            table = [entry, *rng.sample(others, 3)]
+            for s, (e, r) in enumerate(zip(table, rng.sample(range(4), 4), strict=True)):
+                seats.append(MatchSeat(match=m, seat=s, entry=e, builtin=e.builtin, rank=r,
+                                       score=r, version=version if e == entry else None,
+                                       stderr="thinking\n" if e == entry else ""))  # fmt: skip
+        MatchSeat.objects.bulk_create(seats)
+        services.ratings_recompute(ladder=ladder)
+
+
+def test_rating_history_gains_a_point_per_refit_for_entries_that_played() -> None:
+    from arena.models import LadderEntry, RatingPoint
+
+    owner, bot, ladder = _bot_with_history(40, random.Random(1))
+    entry = LadderEntry.objects.get(bot=bot)
+    points = list(RatingPoint.objects.filter(entry=entry).order_by("at", "pk"))
+    assert len(points) == 10  # a refit after each tenth of the matches
+    assert [p.matches for p in points] == list(range(4, 41, 4))
+    assert (points[-1].rating, points[-1].low) == (entry.rating.rating, entry.rating.low)
+    services.ratings_recompute(ladder=ladder)  # nobody played since: no new point
+    assert RatingPoint.objects.filter(entry=entry).count() == 10
+    page = Client().get(f"/bots/{bot.pk}/").content.decode()
+    chart = re.search(r"<svg .*?</svg>", page, re.S)
+    assert chart and chart.group(0).count("<circle") == 10
+    assert "from" in chart.group(0) and "40 matches" in chart.group(0)  # the text alternative
+
+
+def test_rating_history_is_thinned_by_the_database_keeping_both_ends() -> None:
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from arena.models import LadderEntry, RatingPoint
+    from arena.selectors import rating_history
+
+    owner, bot, ladder = _bot_with_history(4, random.Random(2))
+    entry = LadderEntry.objects.get(bot=bot)
+    RatingPoint.objects.filter(entry=entry).delete()
+    start = timezone.now()
+    RatingPoint.objects.bulk_create(
+        RatingPoint(entry=entry, rating=i, low=i - 1, high=i + 1, matches=i,
+                    at=start + timedelta(minutes=i))
+        for i in range(1000)
+    )  # fmt: skip
+    rows = rating_history([entry.pk], points=200)
+    played = [row[5] for row in rows]
+    assert 190 <= len(rows) <= 201 and played == sorted(played)
+    assert played[0] == 0 and played[-1] == 999  # the oldest and the newest
+    gaps = {b - a for a, b in zip(played, played[1:], strict=False)}
+    assert max(gaps) <= 5  # evenly spread
+    assert len(rating_history([entry.pk], points=2000)) == 1000
+
+
+def test_every_page_keeps_its_query_count_as_matches_grow() -> None:
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from arena import tournaments
+    from arena.models import BotVersion, LadderEntry
+
+    rng = random.Random(3)
+    owner, bot, ladder = _bot_with_history(30, rng)
+    tournament = tournaments.tournament_create(
+        name="cup", format="round_robin", bots=["random", "low", "heuristic", "montecarlo"],
+        table_size=4, hands_per_table=1,
+    )  # fmt: skip
+    tournaments.tournament_start(tournament_id=tournament.pk)
+    match = tournament.matches.get()
+    services.match_run(match_id=match.pk)
+    pages = {
+        "home": "/", "ladder": f"/ladders/{ladder.pk}/", "bot": f"/bots/{bot.pk}/",
+        "match": f"/matches/{match.pk}/", "tournament": f"/tournaments/{tournament.pk}/",
+        "sign up": "/signup/", "log in": "/login/",
+    }  # fmt: skip
+    owned = {"bot (owner)": f"/bots/{bot.pk}/", "account": "/account/",
+             "new bot": "/bots/new/", "upload": f"/bots/{bot.pk}/upload/",
+             "challenge": "/challenges/new/"}  # fmt: skip
+
+    def counts() -> dict[str, int]:
+        found = {}
+        for name, path in {**pages, **owned}.items():
+            client = Client()
+            if name in owned:
+                client.force_login(owner)
+            with CaptureQueriesContext(connection) as queries:
+                response = client.get(path)
+            assert response.status_code == 200, name
+            assert re.fullmatch(r"app;dur=[0-9.]+", response.headers["Server-Timing"])
+            found[name] = len(queries)
+        return found
+
+    small = counts()
+    version = BotVersion.objects.get(bot=bot)
+    _grow(ladder, LadderEntry.objects.get(bot=bot), version, 300, rng)
+    assert counts() == small
