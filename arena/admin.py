@@ -8,7 +8,16 @@ from django.contrib import admin, messages
 from django.db.models import QuerySet
 
 from arena import services
-from arena.models import Bot, BotVersion, Ladder, LadderEntry, Match, MatchSeat, Rating
+from arena.models import (
+    Bot,
+    BotVersion,
+    Ladder,
+    LadderEntry,
+    Match,
+    MatchSeat,
+    Rating,
+    RatingPoint,
+)
 
 
 @admin.register(Bot)
@@ -81,3 +90,10 @@ class LadderEntryAdmin(admin.ModelAdmin):
 @admin.register(Rating)
 class RatingAdmin(admin.ModelAdmin):
     list_display = ["entry", "rating", "low", "high", "matches", "updated_at"]
+
+
+@admin.register(RatingPoint)
+class RatingPointAdmin(admin.ModelAdmin):
+    list_display = ["entry", "at", "rating", "low", "high", "matches"]
+    list_filter = ["entry__ladder"]
+    date_hierarchy = "at"

@@ -187,6 +187,7 @@ def tournament_page(request: HttpRequest, tournament_id: int) -> HttpResponse:
     context = {
         "tournament": tournament, "rows": rows, "crosstable": crosstable, "matches": list(matches),
         "progress": tournament_progress(tournament),
+        "field": tournament.entries.select_related("bot", "version").order_by("pk"),
         "refresh": tournament.status in ("running", "scheduled"),
     }  # fmt: skip
     return render(request, "arena/tournament.html", context)

@@ -119,6 +119,22 @@ class Faulty(Bot):
 """
 
 
+#: Passes its lowest cards and plays its highest: against three `low` bots, the deal of seed
+#: MOON_SEED gives it every heart and the queen of spades.
+SHOOTER_BOT = b"""\
+from bots_sdk import Bot, highest, strength
+
+
+class Shooter(Bot):
+    def pass_cards(self, view):
+        return sorted(view.hand, key=lambda c: (strength(c), "CDHS".index(c[1])))[:3]
+
+    def play(self, view):
+        return highest(view.legal)
+"""
+MOON_SEED = 55
+
+
 @contextmanager
 def scratch_database(folder: Path) -> Iterator[str]:
     """A new empty database of the configured kind, its URL yielded, dropped afterwards: the
@@ -179,6 +195,7 @@ class World:
     bot_name: str
     replay_match: int
     fault_match: int
+    moon_match: int
     tournament: int
     records: dict[int, dict[str, Any]]
     names: dict[int, list[str]]
@@ -221,6 +238,15 @@ def build_world() -> World:
     fault_match = services.match_create(kind=Match.Kind.CHALLENGE, seats=fault_seats, hands=1,
                                         seed=5, requested_by=owner)  # fmt: skip
     services.match_run(match_id=fault_match.pk)
+    shooter_bot = services.bot_create(owner=owner, name="ada-shooter")
+    shooter = services.version_upload(bot=shooter_bot, user=owner, filename="bot.py",
+                                      data=SHOOTER_BOT)  # fmt: skip
+    services.version_validate(version_id=shooter.pk)
+    shooter.refresh_from_db()
+    moon_seats = [services.SeatSpec(version=shooter)] + [services.SeatSpec(builtin="low")] * 3
+    moon_match = services.match_create(kind=Match.Kind.CHALLENGE, seats=moon_seats, hands=1,
+                                       seed=MOON_SEED, requested_by=owner)  # fmt: skip
+    services.match_run(match_id=moon_match.pk)
 
     tournament = tournaments.tournament_create(
         name="Autumn cup", format="round_robin", bots=["random", "low", "heuristic", bot.pk],
@@ -232,7 +258,7 @@ def build_world() -> World:
     tournaments.tournament_advance(tournament_id=tournament.pk)
 
     records, names = {}, {}
-    for match in Match.objects.filter(pk__in=[replay_match.pk, fault_match.pk]):
+    for match in Match.objects.filter(pk__in=[replay_match.pk, fault_match.pk, moon_match.pk]):
         records[match.pk] = match.record
         names[match.pk] = [
             s.version.bot.name if s.version else s.builtin
@@ -240,7 +266,8 @@ def build_world() -> World:
         ]
     return World(
         ladder=ladder.pk, owner=owner.username, bot=bot.pk, bot_name=bot.name,
-        replay_match=replay_match.pk, fault_match=fault_match.pk, tournament=tournament.pk,
+        replay_match=replay_match.pk, fault_match=fault_match.pk, moon_match=moon_match.pk,
+        tournament=tournament.pk,
         records=records, names=names,
         history=RatingPoint.objects.filter(entry__bot=bot).count(),
         rated=LadderEntry.objects.filter(ladder=ladder, rating__isnull=False).count(),

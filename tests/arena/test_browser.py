@@ -165,6 +165,7 @@ def test_page_loads_with_real_data_fits_and_is_screenshotted(
             assert "Validation log" not in page.content()  # not signed in: not the owner
         if name == "tournament":
             assert "4 of 4 matches" in page.inner_text("main")
+            assert f"Field: random, low, heuristic, {world.bot_name} v1" in page.inner_text("main")
             assert page.locator("a[href^='/matches/']").count() == 4
             assert page.get_by_role("table", name=re.compile("Crosstable")).count() == 1
         if name == "match":
@@ -338,6 +339,19 @@ def test_replay_controls_work_by_keyboard_and_links_open_a_given_trick(
     assert other.evaluate(SNAPSHOT)["status"].startswith("Hand 3, passing")
     tab.shoot("replay-hand-3")
     other.close()
+
+
+def test_replay_marks_a_moon_shot(tab: Tab, world: World) -> None:
+    record, names = world.records[world.moon_match], world.names[world.moon_match]
+    assert replay(record).history[0].shooter == 0, "the seed no longer gives a moon shot"
+    tab.open(f"/matches/{world.moon_match}/#h1s53")  # after the last card
+    status = tab.page.locator("#status")
+    assert status.inner_text().endswith(f"Scores 0, 26, 26, 26; totals 0, 26, 26, 26 — "
+                                        f"{names[0]} shot the moon!")  # fmt: skip
+    assert "moon" in (status.get_attribute("class") or "")
+    tab.page.keyboard.press("ArrowLeft")
+    assert "moon" not in tab.page.locator("#status").inner_text()
+    tab.shoot("replay-moon")
 
 
 def test_replay_marks_faults(tab: Tab, world: World) -> None:
