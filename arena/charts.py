@@ -68,7 +68,7 @@ def rating_history_svg(
     >>> later = at.replace(day=2)
     >>> svg = rating_history_svg({"standard": [Point(at, 1500, 1400, 1600, 4),
     ...                                        Point(later, 1550, 1480, 1620, 9)]})
-    >>> svg.startswith("<svg") and 'role="img"' in svg and "1500 to 1550" in svg
+    >>> svg.startswith("<svg") and 'role="img"' in svg and "1500 to 1550 between 4 and 9" in svg
     True
     """
     series = {name: thin(points, max_points) for name, points in series.items() if points}
@@ -94,7 +94,7 @@ def rating_history_svg(
     if y_high <= y_low:
         y_high = y_low + step
 
-    def x(matches: int) -> float:
+    def x(matches: float) -> float:
         return round(left + plot_w * (matches - first) / (last - first), 1)
 
     def y(value: float) -> float:
@@ -103,9 +103,10 @@ def rating_history_svg(
     def describe(name: str, points: list[Point]) -> str:
         first, last = points[0], points[-1]
         return (
-            f"{name}: from {first.rating:.0f} to {last.rating:.0f} over {len(points)} refits; "
+            f"{name}: from {first.rating:.0f} to {last.rating:.0f} between {first.matches} and "
+            f"{last.matches} matches played; "
             f"latest {last.rating:.0f} (95% interval {last.low:.0f}–{last.high:.0f}, "
-            f"{last.matches} matches)"
+            f"{last.at:%Y-%m-%d %H:%M})"
         )
 
     desc = "; ".join(describe(name, points) for name, points in series.items())
@@ -128,7 +129,7 @@ def rating_history_svg(
     tick = math.ceil(first / across) * across
     while tick <= last:
         parts.append(
-            f'<text x="{x(int(tick))}" y="{height - 18}" text-anchor="middle">{tick:.0f}</text>'
+            f'<text x="{x(tick)}" y="{height - 18}" text-anchor="middle">{tick:.0f}</text>'
         )
         tick += across
     parts.append(

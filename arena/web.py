@@ -116,8 +116,8 @@ def bot_page(request: HttpRequest, bot_id: int) -> HttpResponse:
     ladder_of = {entry.pk: entry.ladder.name for entry in entries}
     points = selectors.rating_history(list(ladder_of), points=HISTORY_POINTS)
     series: dict[str, list[Point]] = {}
-    for entry_id, at, rating, low, high, played in points:
-        series.setdefault(ladder_of[entry_id], []).append(Point(at, rating, low, high, played))
+    for entry_id, at, rating, low, high, count in points:
+        series.setdefault(ladder_of[entry_id], []).append(Point(at, rating, low, high, count))
     chart = rating_history_svg(series, title=f"Rating history of {bot.name}")
     context = {
         "bot": bot, "versions": versions, "owner": owner, "matches": matches, "logs": logs,
