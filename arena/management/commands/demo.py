@@ -99,7 +99,8 @@ class Command(BaseCommand):
                 self._seed_and_play(matches)
             base = f"http://{host}:{port}"
             self.stdout.write(
-                f"Browse: {base}/ (pages)  {base}/ladders/1/  {base}/api/ladders/1/rankings/  "
+                f"Browse: {base}/ (pages)  {base}/ladders/1/  {base}/signup/ (then upload a bot "
+                f"and challenge it)  {base}/api/ladders/1/rankings/  "
                 f"{base}/api/matches/  {base}/api/docs/  (admin: {base}/admin/)"
             )
             self.stdout.write(
