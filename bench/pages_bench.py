@@ -20,14 +20,10 @@ import gc
 import os
 import random
 import statistics
-import sys
-import tempfile
 import time
-from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+from django_setup import ROOT, setup_django
 
 AIM_MS = 100.0
 BOTS = 12
@@ -40,22 +36,10 @@ def main() -> None:
     parser.add_argument("--requests", type=int, default=50)
     parser.add_argument("--use-env", action="store_true")
     args = parser.parse_args()
-    folder = tempfile.mkdtemp(prefix="bidel-pages-")
-    if not args.use_env:
-        os.environ.pop("DATABASE_URL", None)
-        os.environ.pop("REDIS_URL", None)
-        os.environ["BIDEL_VAR_DIR"] = folder
-    os.environ.setdefault("DEBUG", "1")
-    os.environ.setdefault("ALLOWED_HOSTS", "testserver,localhost,127.0.0.1")
-    os.environ["DJANGO_SETTINGS_MODULE"] = "hearts_platform.settings"
     os.environ["BIDEL_UNSAFE_NO_SANDBOX"] = "1"  # built-ins only play here; nothing uploaded runs
-    import django
-
-    django.setup()
+    setup_django(use_env=args.use_env, prefix="bidel-pages-")
     from django.conf import settings
-    from django.core.management import call_command
 
-    call_command("migrate", verbosity=0)
     database = settings.DATABASES["default"]["ENGINE"].rsplit(".", 1)[-1]
     print(f"Pages with {args.stored} matches stored ({database}); aim: under {AIM_MS:.0f} ms")
     world = _seed_fixed()

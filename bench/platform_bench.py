@@ -16,14 +16,10 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
-import sys
-import tempfile
 import time
 import uuid
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+from django_setup import ROOT, setup_django
 
 
 def main() -> None:
@@ -32,19 +28,8 @@ def main() -> None:
     parser.add_argument("--stored", type=int, default=10_000)
     parser.add_argument("--use-env", action="store_true")
     args = parser.parse_args()
-    folder = tempfile.mkdtemp(prefix="bidel-bench-")
-    if not args.use_env:
-        os.environ.pop("DATABASE_URL", None)
-        os.environ.pop("REDIS_URL", None)
-        os.environ["BIDEL_VAR_DIR"] = folder
-    os.environ.setdefault("DEBUG", "1")
-    os.environ.setdefault("ALLOWED_HOSTS", "testserver,localhost,127.0.0.1")
-    os.environ["DJANGO_SETTINGS_MODULE"] = "hearts_platform.settings"
-    import django
-
-    django.setup()
+    setup_django(use_env=args.use_env, prefix="bidel-bench-")
     from django.conf import settings
-    from django.core.management import call_command
 
     from bots_sdk.sandbox import SandboxUnavailable, default_launcher
 
@@ -55,7 +40,6 @@ def main() -> None:
         os.environ["BIDEL_UNSAFE_NO_SANDBOX"] = "1"
         settings.BIDEL_UNSAFE_NO_SANDBOX = True
         sandbox = f"NOT sandboxed ({exc})"
-    call_command("migrate", verbosity=0)
     versions = _uploaded_bots()
     print(f"Ladder matches (games to 100, four uploaded bots, {sandbox}), {args.matches} per run:")
     rates = {}
