@@ -184,3 +184,22 @@ def standings_order(points: Mapping[str, float], wins: Mapping[str, int],
     ['c', 'b', 'a']
     """
     return sorted(points, key=lambda p: (points[p] / max(hands[p], 1), -wins[p], p))
+
+
+def head_to_head(
+    tables: Iterable[Sequence[tuple[int, int]]],
+) -> dict[tuple[int, int], tuple[int, int]]:
+    """The crosstable of finished tables given as (entry, place) pairs: for each ordered pair
+    of entries that shared a table, (times the first finished above the second, times met).
+
+    >>> head_to_head([[(1, 0), (2, 1), (3, 2)], [(1, 2), (2, 0)]])[(1, 2)]
+    (1, 2)
+    """
+    found: dict[tuple[int, int], tuple[int, int]] = {}
+    for table in tables:
+        for a, place_a in table:
+            for b, place_b in table:
+                if a != b:
+                    above, met = found.get((a, b), (0, 0))
+                    found[(a, b)] = (above + (place_a < place_b), met + 1)
+    return found

@@ -22,6 +22,7 @@ from arena import services
 from arena.models import Bot, Ladder, LadderEntry, Match, MatchSeat, Tournament, TournamentEntry
 from arena.scheduling import (
     default_swiss_rounds,
+    head_to_head,
     round_robin_rounds,
     sprt,
     standings_order,
@@ -316,6 +317,18 @@ def _finished_seats(tournament: Tournament) -> list[MatchSeat]:
         .select_related("match", "tournament_entry__bot", "version")
         .order_by("match_id", "seat")
     )
+
+
+def tournament_crosstable(tournament: Tournament) -> dict[tuple[int, int], tuple[int, int]]:
+    """:func:`arena.scheduling.head_to_head` over the tournament's finished matches, keyed by
+    tournament entry id."""
+    seats = MatchSeat.objects.filter(
+        match__tournament=tournament, match__status=Match.Status.FINISHED
+    ).values_list("match_id", "tournament_entry_id", "rank")
+    tables: dict[int, list[tuple[int, int]]] = defaultdict(list)
+    for match_id, entry_id, rank in seats:
+        tables[match_id].append((entry_id, rank))
+    return head_to_head(tables.values())
 
 
 def tournament_standings(tournament: Tournament) -> list[dict[str, Any]]:

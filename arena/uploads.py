@@ -18,6 +18,7 @@ import io
 import stat
 import zipfile
 from pathlib import PurePosixPath
+from typing import BinaryIO
 
 MAX_UPLOAD = 1024 * 1024  # bytes, as uploaded
 MAX_ENTRIES = 100
@@ -26,6 +27,15 @@ MAX_UNCOMPRESSED = 8 * 1024 * 1024
 
 class UploadError(ValueError):
     """The upload is refused; the message says why and what to send instead."""
+
+
+def read_upload(file: BinaryIO) -> bytes:
+    """An uploaded file's bytes, never more than one past the limit (enough to refuse it).
+
+    >>> len(read_upload(io.BytesIO(bytes(MAX_UPLOAD + 50)))) == MAX_UPLOAD + 1
+    True
+    """
+    return file.read(MAX_UPLOAD + 1)
 
 
 def _check_source(name: str, data: bytes) -> None:

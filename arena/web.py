@@ -17,6 +17,7 @@ from django.db import transaction
 from django.db.models import Prefetch
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_POST
 from rest_framework import exceptions
@@ -44,6 +45,7 @@ from arena.models import (
     Tournament,
 )
 from arena.replays import replay_frames
+from arena.uploads import read_upload
 from bots_sdk.builtin import BUILTIN
 from engine.rules import PRESETS
 
@@ -149,38 +151,21 @@ def match_page(request: HttpRequest, match_id: int) -> HttpResponse:
 
 
 def tournament_page(request: HttpRequest, tournament_id: int) -> HttpResponse:
-    from arena.tournaments import tournament_progress, tournament_standings
+    from arena.tournaments import (
+        tournament_crosstable,
+        tournament_progress,
+        tournament_standings,
+    )
 
     tournament = get_object_or_404(Tournament, pk=tournament_id)
     rows = _with_bars(tournament_standings(tournament), "mean_points_per_hand")
-    # Crosstable: how often the row's entry finished above the column's at the same table.
-    above: dict[tuple[int, int], int] = {}
-    met: dict[tuple[int, int], int] = {}
-    seats = MatchSeat.objects.filter(
-        match__tournament=tournament, match__status="finished"
-    ).values_list("match_id", "tournament_entry_id", "rank")
-    by_match: dict[int, list[tuple[int, int]]] = {}
-    for match_id, entry_id, rank in seats:
-        by_match.setdefault(match_id, []).append((entry_id, rank))
-    for table in by_match.values():
-        for a, rank_a in table:
-            for b, rank_b in table:
-                if a != b:
-                    met[(a, b)] = met.get((a, b), 0) + 1
-                    above[(a, b)] = above.get((a, b), 0) + (rank_a < rank_b)
+    pairs = tournament_crosstable(tournament)
     order = [r["entry"] for r in rows]
-    crosstable = [
-        {
-            "row": r,
-            "cells": [
-                f"{above.get((r['entry'], c), 0)}/{met.get((r['entry'], c), 0)}"
-                if c != r["entry"]
-                else "—"
-                for c in order
-            ],
-        }
-        for r in rows
-    ]
+
+    def cell(row: int, column: int) -> str:
+        return "—" if row == column else "{}/{}".format(*pairs.get((row, column), (0, 0)))
+
+    crosstable = [{"row": r, "cells": [cell(r["entry"], c) for c in order]} for r in rows]
     matches = tournament.matches.order_by("round", "table", "rotation").values(
         "pk", "round", "table", "rotation", "status"
     )
@@ -286,8 +271,10 @@ def login_page(request: HttpRequest) -> HttpResponse:
         if user is not None:
             login(request, user)
             target = request.GET.get("next", "")
-            return redirect(target if target.startswith("/") and not target.startswith("//")
-                            else "account")  # fmt: skip
+            safe = url_has_allowed_host_and_scheme(
+                target, allowed_hosts={request.get_host()}, require_https=request.is_secure()
+            )
+            return redirect(target if safe else "account")
     return _form(request, title="Log in", intro="", fields=fields, errors=errors, submit="Log in")
 
 
@@ -345,7 +332,7 @@ def version_upload(request: HttpRequest, bot_id: int) -> HttpResponse:
 
         def upload(data: dict[str, Any]) -> BotVersion:
             file = data["file"]
-            content = file.read(1024 * 1024 + 1)
+            content = read_upload(file)
             return services.version_upload(
                 bot=bot, user=request.user, filename=file.name, data=content
             )

@@ -42,7 +42,10 @@ class BotSerializer(serializers.ModelSerializer):
 
 
 class VersionUploadSerializer(serializers.Serializer):
-    file = serializers.FileField(allow_empty_file=True)
+    file = serializers.FileField(
+        allow_empty_file=True,  # refused by the upload check, with its own message
+        error_messages={"null": "No file was submitted.", "required": "No file was submitted."},
+    )
 
 
 class VersionSerializer(serializers.ModelSerializer):

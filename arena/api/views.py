@@ -18,7 +18,7 @@ from rest_framework.views import exception_handler
 from arena import selectors, services
 from arena.api import serializers as s
 from arena.models import Bot, BotVersion, Ladder, LadderEntry, Match
-from arena.uploads import UploadError
+from arena.uploads import UploadError, read_upload
 from engine.rules import RulesError
 
 
@@ -78,7 +78,7 @@ class BotViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gene
         upload = s.VersionUploadSerializer(data=request.data)
         upload.is_valid(raise_exception=True)
         file = upload.validated_data["file"]
-        data = file.read(1024 * 1024 + 1)
+        data = read_upload(file)
         version = services.version_upload(bot=bot, user=request.user, filename=file.name, data=data)
         return Response(s.VersionOwnerSerializer(version).data, status=status.HTTP_201_CREATED)
 

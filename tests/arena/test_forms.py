@@ -18,6 +18,7 @@ from rest_framework.throttling import ScopedRateThrottle
 
 from arena import services
 from arena.models import Bot, BotVersion, Match
+from engine.rules import PRESETS
 
 pytestmark = pytest.mark.django_db
 
@@ -94,10 +95,9 @@ def test_sign_up_then_log_in_and_out() -> None:
     assert _both_refuse(wrong, api) == {"Unable to log in with provided credentials."}
     right = client.post("/login/?next=/bots/new/", {"username": "ada", "password": PASSWORD})
     assert right["Location"] == "/bots/new/"
-    elsewhere = _web().post(
-        "/login/?next=//evil.example/", {"username": "ada", "password": PASSWORD}
-    )
-    assert elsewhere["Location"] == "/account/"  # never sent off the site
+    for target in ("//evil.example/", "https://evil.example/", "/\\evil.example/"):
+        elsewhere = _web().post(f"/login/?next={target}", {"username": "ada", "password": PASSWORD})
+        assert elsewhere["Location"] == "/account/", target  # never sent off the site
 
 
 def test_account_page_makes_and_replaces_the_api_token() -> None:
@@ -164,6 +164,15 @@ def test_upload_refuses_what_the_api_refuses_and_stores_nothing(filename: str, d
     assert not BotVersion.objects.exists()
 
 
+def test_upload_without_a_file_is_refused_as_the_api_refuses_it() -> None:
+    user = services.user_create(username="ada", password=PASSWORD)
+    bot = services.bot_create(owner=user, name="ada-bot")
+    web = _web(user).post(f"/bots/{bot.pk}/upload/", {})
+    api = _api(user).post(f"/api/bots/{bot.pk}/versions/", {}, format="multipart")
+    assert _both_refuse(web, api) == {"No file was submitted."}
+    assert not BotVersion.objects.exists()
+
+
 def test_upload_stores_a_version_and_only_the_owner_may() -> None:
     owner = services.user_create(username="ada", password=PASSWORD)
     other = services.user_create(username="eve", password=PASSWORD)
@@ -194,25 +203,29 @@ def _active_bot(owner: Any, name: str) -> Bot:
     return bot
 
 
+FOUR = ["random", "low", "heuristic", "random"]
+
+
 @pytest.mark.parametrize(
-    ("seats", "rules"),
+    ("seats", "rules", "hands"),
     [
-        (["nobody-by-this-name", "random", "low", "heuristic"], "standard"),
-        (["random", "low"], "standard"),  # too few seats
-        (["random", "low", "heuristic", "random"], "no_such_rules"),
-        (["random", "low", "heuristic"], "cancellation"),  # six to eleven players
+        (["nobody-by-this-name", "random", "low", "heuristic"], "standard", ""),
+        (["random", "low"], "standard", ""),  # too few seats
+        (FOUR, "no_such_rules", ""),
+        (FOUR, "standard", "many"),  # not a number
+        (FOUR, "standard", "51"),  # more hands than a challenge may ask for
+        (["random", "low", "heuristic"], "cancellation", ""),  # six to eleven players
     ],
 )
-def test_challenge_refuses_what_the_api_refuses(seats: list[str], rules: str) -> None:
+def test_challenge_refuses_what_the_api_refuses(seats: list[str], rules: str, hands: str) -> None:
     user = services.user_create(username="ada", password=PASSWORD)
-    form = {f"seat{i}": s for i, s in enumerate(seats, 1)} | {"rules": rules}
+    form = {f"seat{i}": s for i, s in enumerate(seats, 1)} | {"rules": rules, "hands": hands}
     web = _web(user).post(f"/challenges/new/?seats={max(len(seats), 3)}", form)
-    spec: Any = (
-        rules
-        if len(seats) in (4, 2) or rules not in ("standard", "cancellation")
-        else {"preset": rules, "players": len(seats)}
-    )  # the form seats as many players as it names
-    api = _api(user).post("/api/matches/", {"seats": seats, "rules": spec}, format="json")
+    # What the form sends: the preset, with as many players as it names seats when that differs.
+    usual = PRESETS[rules].get("players", 4) if rules in PRESETS else len(seats)
+    spec: Any = rules if len(seats) == usual else {"preset": rules, "players": len(seats)}
+    body: dict[str, Any] = {"seats": seats, "rules": spec} | ({"hands": hands} if hands else {})
+    api = _api(user).post("/api/matches/", body, format="json")
     _both_refuse(web, api)
     assert not Match.objects.exists()
 
