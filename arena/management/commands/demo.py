@@ -64,6 +64,7 @@ class Command(BaseCommand):
             os.environ["BIDEL_UNSAFE_NO_SANDBOX"] = "1"
             settings.BIDEL_UNSAFE_NO_SANDBOX = True
         signal.signal(signal.SIGTERM, _interrupt)
+        signal.signal(signal.SIGINT, _interrupt)  # also when started with SIGINT ignored (`cmd &`)
         supervisor = Supervisor()
         health_url = f"http://{host}:{port}/api/health/"
         try:
