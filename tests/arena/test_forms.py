@@ -234,6 +234,9 @@ def test_challenge_by_bot_name_queues_the_match_the_api_would() -> None:
     user = services.user_create(username="ada", password=PASSWORD)
     bot = _active_bot(user, "ada-bot")
     client = _web(user)
+    for asked, shown in (("abc", 4), ("99", 11), ("1", 3)):  # seat inputs: 3 to 11
+        form = client.get(f"/challenges/new/?seats={asked}").content.decode()
+        assert form.count('name="seat') == shown, asked
     page = client.get("/challenges/new/").content.decode()
     assert '<option value="ada-bot">' in page and '<option value="montecarlo">' in page
     response = client.post(
