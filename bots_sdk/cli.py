@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
 
 from bots_sdk.runner import GameResult, MatchResult, TimeControl, play_game
-from bots_sdk.sandbox import SandboxUnavailable
+from bots_sdk.sandbox import BACKENDS, SandboxUnavailable, per_bot_limits
 from bots_sdk.stats import summarize
 from engine.rules import RulesError, RuleSet
 from engine.state import GameState, Phase
@@ -87,6 +88,9 @@ def _play(args: argparse.Namespace) -> int:
         for g in range(games)
         for r in rotations
     ]
+    if not args.unsafe_no_sandbox:
+        backend = args.sandbox or os.environ.get("BIDEL_SANDBOX", "bubblewrap")
+        print(f"bots_sdk: sandbox {backend}; limits {per_bot_limits()}", file=sys.stderr)
     results: list[GameResult] = []
     try:
         if args.jobs > 1:
@@ -189,7 +193,7 @@ def main(argv: list[str] | None = None) -> int:
     play.add_argument("--time-bank", type=float, default=10.0, help="seconds of bank per match")
     play.add_argument("--no-clock", action="store_true", help="no time limits")
     play.add_argument(
-        "--sandbox", choices=["bubblewrap", "docker"], help="default: $BIDEL_SANDBOX or bubblewrap"
+        "--sandbox", choices=list(BACKENDS), help="default: $BIDEL_SANDBOX or bubblewrap"
     )
     play.add_argument("--unsafe-no-sandbox", action="store_true",
                       help="run bot files without the sandbox: only for your own bot")  # fmt: skip

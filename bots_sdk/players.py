@@ -21,7 +21,7 @@ from typing import Any, Protocol
 
 from bots_sdk.bot import Bot
 from bots_sdk.protocol import MAX_LINE, VERSION, ProtocolError, decode, encode
-from bots_sdk.sandbox import Bubblewrap, Docker, Launcher, Limits, Namespaces, Unsandboxed
+from bots_sdk.sandbox import Docker, Launch, Launcher, Limits, Namespaces, Unsandboxed
 from bots_sdk.view import View
 
 #: Fault classes recorded against a seat.
@@ -39,10 +39,23 @@ class Fault:
         assert self.kind in FAULT_CLASSES, self.kind
 
 
+#: Wall-clock seconds a decision may take past its limit before the referee stops waiting.
+WALL_GRACE = 0.5
+#: Wall-clock seconds of a decision not charged to the bot: the referee's side of the
+#: exchange and a loaded machine's scheduling delays.
+WALL_TOLERANCE = 0.2
+
+
 @dataclass
 class Answer:
     """A reply and how long it took: seconds of wall clock, and of the bot's CPU when known
-    (counting what it used since its previous answer, background threads included)."""
+    (its whole process tree since its previous answer: threads, children, pondering).
+
+    >>> Answer("2C", seconds=1.5, cpu=0.1).charged  # asleep 1.5 s: the wall clock counts
+    1.3
+    >>> Answer("2C", seconds=0.5, cpu=0.9).charged  # children computing: the CPU counts
+    0.9
+    """
 
     action: Any
     seconds: float
@@ -50,8 +63,11 @@ class Answer:
 
     @property
     def charged(self) -> float:
-        """The time charged to the bot's clock."""
-        return self.cpu if self.cpu is not None else self.seconds
+        """The time charged to the bot's clock: its CPU time, or its wall time less
+        :data:`WALL_TOLERANCE` where that is more (a bot that sleeps spends its clock too)."""
+        if self.cpu is None:
+            return self.seconds
+        return round(max(self.cpu, self.seconds - WALL_TOLERANCE), 6)
 
 
 class Player(Protocol):
@@ -116,6 +132,31 @@ def _wait_gone(pids: list[int], deadline: float) -> None:
             os.close(handle)
 
 
+def _stat_times(pid: int | str) -> float:
+    """utime + stime + cutime + cstime of one process (its reaped children included)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return sum(int(f) for f in fields[11:15]) / _CLOCK_TICKS
+
+
+def _namespace_cpu(init: int) -> float | None:
+    """CPU of every process in the PID namespace of ``init`` (the sandbox's reaper: what it
+    reaped is in its children's times). A process cannot leave its PID namespace."""
+    try:
+        namespace = os.readlink(f"/proc/{init}/ns/pid")
+    except OSError:
+        return None
+    total = 0.0
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            if os.readlink(f"/proc/{entry}/ns/pid") == namespace:
+                total += _stat_times(entry)
+        except (OSError, IndexError, ValueError):
+            continue
+    return total
+
+
 class InProcessPlayer:
     """A trusted bot object, called in the referee's process."""
 
@@ -169,6 +210,7 @@ class ProcessPlayer:
     sandbox_init: int | None = None
     argv: list[str] = field(default_factory=list)
     cpu_mark: float = 0.0
+    launch: Launch | None = None
 
     def __post_init__(self) -> None:
         self.name = self.name or self.path.stem
@@ -176,38 +218,35 @@ class ProcessPlayer:
     # --- process plumbing -------------------------------------------------------------------
 
     def start(self, seat: int, rules_spec: Any, seed: int) -> Fault | None:
-        argv, env = self.launcher.command(self.path, seat)
-        self.argv = argv
-        info_read = info_write = -1
-        if isinstance(self.launcher, Bubblewrap):
-            # bwrap reports the sandboxed process's pid: its CPU time is what the clock counts.
-            info_read, info_write = os.pipe()
-            at = argv.index("bwrap") + 1
-            argv = [*argv[:at], "--info-fd", str(info_write), *argv[at:]]
-        self.process = subprocess.Popen(
-            argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-            env=env, start_new_session=True, bufsize=0,
-            pass_fds=(info_write,) if info_write >= 0 else (),
-        )  # fmt: skip
+        launch = self.launcher.launch(self.path, seat)
+        self.launch = launch
+        self.argv = launch.argv
+        try:
+            self.process = subprocess.Popen(
+                launch.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE, env=launch.env, start_new_session=True, bufsize=0,
+                pass_fds=launch.pass_fds,
+            )  # fmt: skip
+        except BaseException:
+            launch.release()
+            raise
+        finally:
+            launch.started()
         for stream in (self.process.stdout, self.process.stderr, self.process.stdin):
             assert stream is not None
             os.set_blocking(stream.fileno(), False)
-        if info_write >= 0:
-            os.close(info_write)
-            self.sandbox_init, self.bot_pid = _sandboxed_pids(
-                info_read, time.monotonic() + self.startup_timeout
-            )
-            os.close(info_read)
+        deadline = time.monotonic() + self.startup_timeout
+        if launch.info_read is not None:
+            # bwrap reports its sandbox's init; the bot is the init's child.
+            self.sandbox_init, self.bot_pid = _sandboxed_pids(launch.info_read, deadline)
         elif isinstance(self.launcher, Namespaces):
-            # prlimit and unshare -> the sandbox's init (PID 1 inside) -> the bot
-            deadline = time.monotonic() + self.startup_timeout
+            # the chain (sh, setpriv, prlimit, unshare: one process) -> init -> the bot
             self.sandbox_init = _child_of(self.process.pid, deadline)
             if self.sandbox_init is not None:
                 self.bot_pid = _child_of(self.sandbox_init, deadline)
         elif isinstance(self.launcher, Unsandboxed):
             self.bot_pid = self.process.pid
         # (a container's CPU is not ours to read: its clock is the wall clock)
-        self.cpu_mark = self._cpu() or 0.0
         hello = {
             "type": "hello",
             "protocol": VERSION,
@@ -219,10 +258,19 @@ class ProcessPlayer:
         if isinstance(reply, Fault):
             self.dead = reply
             return reply
+        # The clock starts now: the interpreter's start-up and the bot's loading are free.
+        self.cpu_mark = self._cpu() or 0.0
         return None
 
     def _cpu(self) -> float | None:
-        """CPU seconds used by the bot process so far (all its threads), if readable."""
+        """CPU seconds used so far by the bot: its whole process tree, living or gone, from
+        its cgroup; else every process of its PID namespace; else (unsandboxed) the bot
+        process alone. None where not readable (a container)."""
+        group = self.launch.group if self.launch else None
+        if group is not None:
+            return group.cpu_seconds()
+        if self.sandbox_init is not None:
+            return _namespace_cpu(self.sandbox_init)
         if self.bot_pid is None:
             return None
         try:
@@ -271,6 +319,8 @@ class ProcessPlayer:
             code = None
         if "MemoryError" in bytes(self.stderr).decode(errors="replace"):
             return Fault("memory", f"{what}: out of memory")
+        if self.launch and self.launch.group and self.launch.group.oom_killed():
+            return Fault("memory", f"{what}: killed by the kernel, over its memory limit")
         if code in (-signal.SIGXCPU, 128 + signal.SIGXCPU):
             return Fault("timeout", f"{what}: over its CPU limit")
         return Fault("crash", f"{what} (exit status {code})")
@@ -364,8 +414,8 @@ class ProcessPlayer:
         self.next_id += 1
         message = {"type": "act", "id": self.next_id, "decision": decision, "view": view.to_dict()}
         started = time.perf_counter()
-        # The clock counts CPU time; the wall-clock guard catches a bot that sleeps.
-        wall = 2 * limit + 1.0 if limit is not None else 3600.0
+        # The clock counts CPU time (the whole tree); the wall clock guards a bot that sleeps.
+        wall = limit + WALL_GRACE if limit is not None else 3600.0
         reply = self._exchange(message, wall, expect="action")
         seconds = time.perf_counter() - started
         cpu_now = self._cpu()
@@ -379,9 +429,14 @@ class ProcessPlayer:
                 self.dead = reply  # crashed, out of memory or broke the protocol: done
                 self._kill()
             return reply
+        answer = Answer(reply.get("action"), seconds, cpu)
         if limit is not None and cpu is not None and cpu > limit:
-            return Fault("timeout", f"used {cpu:.2f} s of CPU, allowed {limit:.2f} s")
-        return Answer(reply.get("action"), seconds, cpu)
+            return Fault(
+                "timeout", f"used {cpu:.2f} s of CPU (all its processes), allowed {limit:.2f} s"
+            )
+        if limit is not None and answer.charged > limit:
+            return Fault("timeout", f"took {seconds:.2f} s of wall time, allowed {limit:.2f} s")
+        return answer
 
     def notify(self, kind: str, view: View) -> None:
         if self.dead or self.process is None:
@@ -410,6 +465,8 @@ class ProcessPlayer:
             self.process.wait(timeout=10)
         except subprocess.TimeoutExpired:
             pass
+        if self.launch is not None:
+            self.launch.release()  # whatever escaped the session is still in the cgroup
         self._drain_stderr()
 
     def close(self) -> str:

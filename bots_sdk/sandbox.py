@@ -1,20 +1,26 @@
 """How a bot process is launched: isolated by layers, or not at all in the author's debug
 mode. Backends (``BIDEL_SANDBOX``): ``bubblewrap`` where it is installed, else ``namespaces``
 (the same layers made with ``unshare`` and :mod:`bots_sdk.sandbox_init`), and ``docker`` for
-production hosts.
+production hosts. docs/security.md says what each layer stops.
 
-The sandboxed chain, exec'd (no ``preexec_fn``) from an empty environment::
+The bubblewrap chain, exec'd (no ``preexec_fn``) from an empty environment::
 
-    prlimit --as --cpu --fsize --nofile --nproc --core=0 --
-      bwrap --unshare-net --unshare-pid --unshare-ipc --unshare-uts --die-with-parent
-            --new-session --clearenv  (read-only: /usr, the Python runtime, the SDK, the bot;
-            a size-capped private tmpfs at /tmp; /proc and /dev of its own)
-        setpriv --reuid=U --regid=U --clear-groups --inh-caps=-all --no-new-privs
-          python -I -S -c 'run bots_sdk.host' /bot/<file> /tmp
+    sh (joins the seat's cgroup: memory, pids, cpuacct; see bots_sdk.cgroups)
+      setpriv --pdeathsig=KILL
+        prlimit --as --cpu --fsize --nofile --nproc --core=0 --
+          unshare --mount   (a private mount namespace, gone with the chain)
+            sh -c 'mount -t tmpfs -o size=…,nr_inodes=… …'   (the bot's /tmp: bytes and files)
+              bwrap --unshare-net --unshare-pid --unshare-ipc --unshare-uts --die-with-parent
+                    --new-session --clearenv --seccomp FD  (read-only: /usr, the Python runtime,
+                    the SDK, the bot; that tmpfs at /tmp; /proc and /dev of its own)
+                setpriv --reuid=U --regid=U --clear-groups --inh-caps=-all --no-new-privs
+                  python -I -S -c 'run bots_sdk.host' /bot/<file> /tmp
 
 No network (its own namespace has only a loopback that is down), its own PID namespace with
 bwrap's reaper as PID 1 (so SIGXCPU works), an unprivileged uid of its own (so RLIMIT_NPROC
-counts), and ``--die-with-parent`` plus a process-group kill: nothing it starts survives.
+counts), a seccomp filter (:mod:`bots_sdk.seccomp`: no keyring, namespaces, mounts, tracing,
+BPF…), one cgroup for the bot's whole process tree (one CPU clock, one memory and process
+budget), and ``--die-with-parent`` plus a process-group kill: nothing it starts survives.
 
 >>> Unsandboxed().layers
 []
@@ -26,9 +32,12 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from bots_sdk import cgroups, seccomp
 
 SDK_ROOT = Path(__file__).resolve().parent.parent
 _HOST = "import sys; sys.path[:0] = ['/sdk']; from bots_sdk.host import main; sys.exit(main())"
@@ -40,7 +49,8 @@ class SandboxUnavailable(RuntimeError):
 
 @dataclass(frozen=True)
 class Limits:
-    """Resource limits of one bot process."""
+    """Resource limits of one bot: of its whole process tree where the host gives cgroups
+    (memory, processes, CPU), else of each of its processes (rlimits, always set too)."""
 
     memory_mb: int = 512
     cpu_seconds: int = 600
@@ -48,7 +58,58 @@ class Limits:
     file_size_mb: int = 8
     open_files: int = 64
     tmp_mb: int = 16
+    #: Files and directories the bot's /tmp may hold (its tmpfs's inodes).
+    tmp_files: int = 2048
     stderr_bytes: int = 64 * 1024
+
+
+@dataclass
+class Launch:
+    """One bot process to start: its command, environment and inherited descriptors, the
+    seat's cgroup (None where the host has none, or unsandboxed), and where the sandbox
+    reports the bot's pid (bwrap's ``--info-fd``)."""
+
+    argv: list[str]
+    env: dict[str, str]
+    pass_fds: tuple[int, ...] = ()
+    group: cgroups.SeatGroup | None = None
+    info_read: int | None = None
+    #: Descriptors of ours to close once the process has started.
+    close_after_start: tuple[int, ...] = ()
+
+    def started(self) -> None:
+        for fd in self.close_after_start:
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+        self.close_after_start = ()
+
+    def release(self) -> None:
+        """Close what is still open and remove the cgroup (killing what is left in it)."""
+        self.started()
+        if self.info_read is not None:
+            try:
+                os.close(self.info_read)
+            except OSError:
+                pass
+            self.info_read = None
+        if self.group is not None:
+            self.group.remove()
+            self.group = None
+
+
+def per_bot_limits() -> str:
+    """Which limits cover a bot's whole process tree on this host, in one line (for ``play``
+    and ``/api/health/``).
+
+    >>> per_bot_limits().startswith(("per bot", "per process"))
+    True
+    """
+    found = cgroups.support()
+    if found.ok:
+        return f"per bot: memory, processes and CPU clock ({found.detail})"
+    return f"per process only: memory, processes and CPU clock ({found.detail})"
 
 
 @dataclass
@@ -58,9 +119,9 @@ class Unsandboxed:
 
     layers: list[str] = field(default_factory=list)
 
-    def command(self, bot: Path, seat: int) -> tuple[list[str], dict[str, str]]:
+    def launch(self, bot: Path, seat: int) -> Launch:
         env = {"PYTHONPATH": str(SDK_ROOT), "PATH": os.environ.get("PATH", "/usr/bin:/bin")}
-        return [sys.executable, "-m", "bots_sdk.host", str(bot.resolve()), "/tmp"], env
+        return Launch([sys.executable, "-m", "bots_sdk.host", str(bot.resolve()), "/tmp"], env)
 
 
 @dataclass
@@ -75,7 +136,10 @@ class Bubblewrap:
             "pid namespace",
             "read-only filesystem: runtime, SDK and the bot only",
             "private tmpfs",
+            "private tmpfs: size and file count capped",
             "unprivileged uid per seat",
+            "seccomp: no keyring, namespaces, mounts, tracing, BPF",
+            "cgroup per seat: memory, processes, CPU clock of the whole tree",
             "rlimits: memory, CPU, processes, file size, open files",
             "empty environment",
             "die with the referee",
@@ -102,20 +166,29 @@ class Bubblewrap:
             raise SandboxUnavailable(
                 f"bubblewrap cannot create namespaces here: {probe.stderr.strip()}"
             )
+        _check_common()
 
     def uid(self, seat: int) -> int:
         # One uid per (referee process, seat): matches in parallel never share a process count.
         return self.base_uid + (os.getpid() % 4000) * 16 + seat
 
-    def command(self, bot: Path, seat: int) -> tuple[list[str], dict[str, str]]:
+    def launch(self, bot: Path, seat: int) -> Launch:
         limits = self.limits
         python = Path(os.path.realpath(sys.executable))
         runtime = Path(sys.base_prefix).resolve()
         uid = str(self.uid(seat))
         inside = f"/bot/{bot.name}"
+        filter_fd = seccomp.memfd()
+        info_read, info_write = os.pipe()
+        group = _seat_group(limits)
         argv = [
+            *(group.enter_argv() if group else []),
+            "setpriv", "--pdeathsig=KILL", "--",
             *_prlimit(limits),
+            "unshare", "--mount", "--propagation", "private", "--",
+            "/bin/sh", "-c", _MOUNT_TMP, "sh", _tmp_options(limits), str(_mount_point()),
             "bwrap",
+            "--info-fd", str(info_write), "--seccomp", str(filter_fd),
             "--unshare-net", "--unshare-pid", "--unshare-ipc", "--unshare-uts",
             "--die-with-parent", "--new-session", "--clearenv",
             *_open_dirs(["/sdk", "/bot", *_parents(runtime)]),
@@ -129,14 +202,52 @@ class Bubblewrap:
             "--ro-bind", str(bot.resolve()), inside,
             "--proc", "/proc",
             "--dev", "/dev",
-            "--perms", "1777", "--size", str(limits.tmp_mb * 1024 * 1024), "--tmpfs", "/tmp",
+            "--bind", str(_mount_point()), "/tmp",
             "--chdir", "/tmp",
             "--setenv", "HOME", "/tmp",
             "setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups",
             "--inh-caps=-all", "--bounding-set=-all", "--no-new-privs",
             str(python), "-I", "-S", "-B", "-c", _HOST, inside, "/tmp",
         ]  # fmt: skip
-        return argv, {}
+        return Launch(
+            argv, {}, pass_fds=(filter_fd, info_write), group=group, info_read=info_read,
+            close_after_start=(filter_fd, info_write),
+        )  # fmt: skip
+
+
+# Mounts the bot's /tmp in the chain's private mount namespace (so it vanishes with the
+# chain): bwrap's own --tmpfs caps bytes but not inodes, and 150,000 empty files in a
+# second cost the kernel ~150 MB no size limit sees.
+_MOUNT_TMP = 'mount -t tmpfs -o "$1" bidel-tmp "$2" || exit 125; shift 2; exec "$@"'
+
+
+def _tmp_options(limits: Limits) -> str:
+    return (
+        f"size={limits.tmp_mb * 1024 * 1024},nr_inodes={limits.tmp_files},"
+        "mode=1777,nosuid,nodev"
+    )
+
+
+def _mount_point() -> Path:
+    """An empty directory that each chain's private mount namespace covers with its tmpfs."""
+    path = Path(tempfile.gettempdir()) / "bidel-sandbox-tmp"
+    path.mkdir(mode=0o700, exist_ok=True)
+    return path
+
+
+def _seat_group(limits: Limits) -> cgroups.SeatGroup | None:
+    try:
+        return cgroups.SeatGroup.create(limits.memory_mb, limits.processes)
+    except OSError as exc:
+        raise SandboxUnavailable(f"cannot make the seat's cgroup: {exc}") from None
+
+
+def _check_common() -> None:
+    """The layers every local backend needs besides its namespaces: the seccomp filter."""
+    try:
+        seccomp.compiled()
+    except seccomp.SeccompUnavailable as exc:
+        raise SandboxUnavailable(str(exc)) from None
 
 
 def _prlimit(limits: Limits) -> list[str]:
@@ -177,10 +288,13 @@ class Namespaces:
             "network namespace (no network)",
             "pid namespace with a reaper at PID 1",
             "read-only filesystem: runtime, SDK and the bot only",
-            "private tmpfs",
+            "private tmpfs: size and file count capped",
             "unprivileged uid per seat",
+            "seccomp: no keyring, namespaces, mounts, tracing, BPF",
+            "cgroup per seat: memory, processes, CPU clock of the whole tree",
             "rlimits: memory, CPU, processes, file size, open files",
             "empty environment",
+            "die with the referee (parent-death signal on every process)",
         ]
     )
 
@@ -198,24 +312,34 @@ class Namespaces:
                                capture_output=True, text=True, timeout=30)  # fmt: skip
         if probe.returncode != 0:
             raise SandboxUnavailable(f"cannot create namespaces here: {probe.stderr.strip()}")
+        _check_common()
 
     def uid(self, seat: int) -> int:
         return self.base_uid + (os.getpid() % 4000) * 16 + seat
 
-    def command(self, bot: Path, seat: int) -> tuple[list[str], dict[str, str]]:
+    def launch(self, bot: Path, seat: int) -> Launch:
         limits = self.limits
         python = str(Path(os.path.realpath(sys.executable)))
         runtime = str(Path(sys.base_prefix).resolve())
         inside = f"/bot/{bot.name}"
+        filter_fd = seccomp.memfd()
+        group = _seat_group(limits)
+        # setpriv's parent-death signal stays on unshare (exec keeps it); unshare's
+        # --kill-child gives one to the init, whose death empties the PID namespace.
         argv = [
+            *(group.enter_argv() if group else []),
+            "setpriv", "--pdeathsig=KILL", "--",
             *_prlimit(limits),
             "unshare", "--mount", "--net", "--pid", "--ipc", "--uts", "--fork",
             "--kill-child", "--propagation", "private", "--",
             python, "-I", "-S", "-B", str(SDK_ROOT / "bots_sdk" / "sandbox_init.py"),
-            str(self.uid(seat)), str(limits.tmp_mb), runtime, str(SDK_ROOT), str(bot.resolve()),
+            str(self.uid(seat)), _tmp_options(limits), str(filter_fd), runtime, str(SDK_ROOT),
+            str(bot.resolve()),
             "--", python, "-I", "-S", "-B", "-c", _HOST, inside, "/tmp",
         ]  # fmt: skip
-        return argv, {}
+        return Launch(
+            argv, {}, pass_fds=(filter_fd,), group=group, close_after_start=(filter_fd,)
+        )
 
 
 @dataclass
@@ -248,6 +372,10 @@ class Docker:
                                capture_output=True, text=True, timeout=30)  # fmt: skip
         if probe.returncode != 0:
             raise SandboxUnavailable(f"no Docker engine answers: {probe.stderr.strip()[:200]}")
+
+    def launch(self, bot: Path, seat: int) -> Launch:
+        argv, env = self.command(bot, seat)
+        return Launch(argv, env)
 
     def command(self, bot: Path, seat: int) -> tuple[list[str], dict[str, str]]:
         limits = self.limits

@@ -3,16 +3,20 @@
 Run as root by ``unshare --mount --net --pid --ipc --uts --fork`` (see
 :class:`bots_sdk.sandbox.Namespaces`): builds a root of its own — a tmpfs with read-only
 binds of /usr, the Python runtime, the SDK and the bot, its own /proc, a size-capped /tmp —
-chroots into it, then forks the bot under an unprivileged uid with an empty environment and
-stays as its reaper, so that the bot is never PID 1 (which would ignore SIGXCPU). It exits
-with the bot's status; when it dies, the kernel kills everything left in the namespace.
+chroots into it, then forks the bot under an unprivileged uid with an empty environment, a
+parent-death signal and the seccomp filter (:mod:`bots_sdk.seccomp`, compiled by the referee
+and read from a descriptor), and stays as its reaper, so that the bot is never PID 1 (which
+would ignore SIGXCPU). It exits with the bot's status; when it dies, the kernel kills
+everything left in the namespace.
 
-Usage: python sandbox_init.py UID TMP_MB RUNTIME SDK BOT -- COMMAND...
+Usage: python sandbox_init.py UID TMP_OPTIONS SECCOMP_FD RUNTIME SDK BOT -- COMMAND...
 """
 
 from __future__ import annotations
 
+import ctypes
 import os
+import signal
 import subprocess
 import sys
 
@@ -34,7 +38,7 @@ def _bind(source: str, target: str) -> None:
     _mount("-o", "remount,bind,ro,nosuid,nodev", path)
 
 
-def build_root(runtime: str, sdk: str, bot: str, tmp_mb: int) -> str:
+def build_root(runtime: str, sdk: str, bot: str, tmp_options: str) -> str:
     os.makedirs(ROOT, exist_ok=True)
     _mount("-t", "tmpfs", "-o", "size=4m,mode=755", "tmpfs", ROOT)
     _bind("/usr", "/usr")
@@ -52,24 +56,65 @@ def build_root(runtime: str, sdk: str, bot: str, tmp_mb: int) -> str:
     os.makedirs(ROOT + "/proc", exist_ok=True)
     _mount("-t", "proc", "-o", "nosuid,nodev,noexec", "proc", ROOT + "/proc")
     os.makedirs(ROOT + "/tmp", exist_ok=True)
-    _mount("-t", "tmpfs", "-o", f"size={tmp_mb}m,mode=1777,nosuid,nodev", "tmpfs", ROOT + "/tmp")
+    _mount("-t", "tmpfs", "-o", tmp_options, "tmpfs", ROOT + "/tmp")
     _mount("-o", "remount,ro,bind", ROOT)  # the root itself: read-only
     return inside
 
 
+_PR_SET_PDEATHSIG, _PR_SET_SECCOMP, _PR_SET_NO_NEW_PRIVS = 1, 22, 38
+_SECCOMP_MODE_FILTER = 2
+
+
+class _SockFprog(ctypes.Structure):
+    _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
+
+
+def _prctl(*args: int) -> None:
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.prctl(*(ctypes.c_ulong(a) for a in args)) != 0:
+        raise OSError(ctypes.get_errno(), os.strerror(ctypes.get_errno()))
+
+
+def confine(program: bytes) -> None:
+    """In the bot's process, after its uid is set: die with this init, gain no privilege by
+    exec, and load the seccomp filter (a BPF program of 8-byte instructions)."""
+    _prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    _prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)
+    code = ctypes.create_string_buffer(program, len(program))
+    fprog = _SockFprog(len(program) // 8, ctypes.addressof(code))
+    _prctl(_PR_SET_SECCOMP, _SECCOMP_MODE_FILTER, ctypes.addressof(fprog), 0, 0)
+
+
+def _read_all(fd: int) -> bytes:
+    chunks = []
+    while chunk := os.read(fd, 65536):
+        chunks.append(chunk)
+    os.close(fd)
+    return b"".join(chunks)
+
+
 def main(argv: list[str]) -> int:
     split = argv.index("--")
-    uid, tmp_mb, runtime, sdk, bot = argv[:split]
+    uid, tmp_options, filter_fd, runtime, sdk, bot = argv[:split]
     command = argv[split + 1 :]
-    build_root(runtime, sdk, bot, int(tmp_mb))
+    program = _read_all(int(filter_fd))
+    if not program or len(program) % 8:
+        print("sandbox: no seccomp filter given", file=sys.stderr)
+        return 125
+    build_root(runtime, sdk, bot, tmp_options)
     os.chroot(ROOT)
     os.chdir("/tmp")
     child = os.fork()
     if child == 0:
-        os.setgroups([])
-        os.setresgid(int(uid), int(uid), int(uid))
-        os.setresuid(int(uid), int(uid), int(uid))
-        os.execve(command[0], command, {"HOME": "/tmp"})
+        try:
+            os.setgroups([])
+            os.setresgid(int(uid), int(uid), int(uid))
+            os.setresuid(int(uid), int(uid), int(uid))
+            confine(program)
+            os.execve(command[0], command, {"HOME": "/tmp"})
+        except OSError as exc:  # fail closed: no bot runs half-confined
+            os.write(2, f"sandbox: cannot confine the bot: {exc}\n".encode())
+        os._exit(125)
     while True:  # reap until the bot is gone; orphans are reaped too
         pid, status = os.wait()
         if pid == child:

@@ -1,0 +1,122 @@
+"""The system calls a bot is refused, as one seccomp filter compiled by libseccomp.
+
+A bot needs files, memory, threads and processes; it never needs the kernel's keyring (which
+outlives processes and can be read across seats through ``/proc/keys``), new namespaces,
+mounts, tracing, BPF, performance counters, ``userfaultfd``, io_uring, kernel modules or
+kexec. Each of these answers ``EPERM``; ``clone3`` answers ``ENOSYS`` (its flags are behind a
+pointer a filter cannot read), so the C library falls back to ``clone``, whose flags are
+checked: a ``clone`` asking for a new namespace is refused.
+
+:func:`compiled` builds the filter with libseccomp's Python binding (``pyseccomp``, a ctypes
+binding of the system's ``libseccomp.so.2``) as a BPF program; the bubblewrap backend hands it
+to ``bwrap --seccomp``, the namespaces backend loads it in :mod:`bots_sdk.sandbox_init` right
+before the bot's ``execve``. Where libseccomp is missing the sandbox is refused
+(:class:`~bots_sdk.sandbox.SandboxUnavailable`), never run without it.
+
+>>> "keyctl" in DENIED and "read" not in DENIED
+True
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+from functools import cache
+
+#: Refused with EPERM, by family.
+DENIED: tuple[str, ...] = (
+    # the kernel keyring: state shared between processes of a uid, outliving them
+    "add_key", "keyctl", "request_key",
+    # namespaces and mounts: a bot's view of the system is made for it, not by it
+    "unshare", "setns", "mount", "umount2", "pivot_root", "chroot", "move_mount",
+    "open_tree", "fsopen", "fsconfig", "fsmount", "fspick", "mount_setattr",
+    # looking into other processes
+    "ptrace", "process_vm_readv", "process_vm_writev", "kcmp", "pidfd_getfd",
+    # kernel attack surface a card game never needs
+    "bpf", "perf_event_open", "userfaultfd", "io_uring_setup", "io_uring_enter",
+    "io_uring_register", "fanotify_init", "open_by_handle_at", "name_to_handle_at",
+    "lookup_dcookie", "quotactl", "syslog", "acct", "vhangup", "iopl", "ioperm",
+    # the machine itself
+    "init_module", "finit_module", "delete_module", "kexec_load", "kexec_file_load",
+    "reboot", "swapon", "swapoff", "settimeofday", "clock_settime", "clock_adjtime",
+    "adjtimex", "sethostname", "setdomainname",
+)  # fmt: skip
+
+#: Every CLONE_NEW* flag ``clone`` takes in its first argument (CLONE_NEWTIME is clone3's).
+CLONE_NEW_FLAGS = (
+    0x00020000  # CLONE_NEWNS
+    | 0x02000000  # CLONE_NEWCGROUP
+    | 0x04000000  # CLONE_NEWUTS
+    | 0x08000000  # CLONE_NEWIPC
+    | 0x10000000  # CLONE_NEWUSER
+    | 0x20000000  # CLONE_NEWPID
+    | 0x40000000  # CLONE_NEWNET
+)
+
+
+class SeccompUnavailable(RuntimeError):
+    """libseccomp (or its binding) is missing: the message says which."""
+
+
+@cache
+def compiled() -> bytes:
+    """The filter as a BPF program for this machine's architecture (built once)."""
+    try:
+        import pyseccomp as seccomp
+    except (ImportError, OSError) as exc:
+        raise SeccompUnavailable(
+            f"libseccomp's Python binding is unavailable ({exc}): pip install pyseccomp, "
+            "and the system's libseccomp2"
+        ) from None
+    rules = seccomp.SyscallFilter(seccomp.ALLOW)
+    for name in DENIED:
+        try:
+            rules.add_rule(seccomp.ERRNO(errno.EPERM), name)
+        except (RuntimeError, ValueError, OSError):
+            continue  # not a call of this architecture
+    rules.add_rule(seccomp.ERRNO(errno.ENOSYS), "clone3")
+    for bit in range(32):
+        flag = 1 << bit
+        if CLONE_NEW_FLAGS & flag:
+            rules.add_rule(
+                seccomp.ERRNO(errno.EPERM), "clone", seccomp.Arg(0, seccomp.MASKED_EQ, flag, flag)
+            )
+    # libseccomp writes to a file descriptor: an anonymous file in memory.
+    with open(os.memfd_create("bidel-seccomp", 0), "w+b") as handle:
+        rules.export_bpf(handle)
+        handle.flush()
+        handle.seek(0)
+        return handle.read()
+
+
+def memfd() -> int:
+    """A new file descriptor holding the compiled filter, at offset 0, inheritable (for
+    ``bwrap --seccomp FD`` or the namespaces init). The caller closes it."""
+    program = compiled()
+    fd = os.memfd_create("bidel-seccomp", 0)
+    os.write(fd, program)
+    os.lseek(fd, 0, os.SEEK_SET)
+    os.set_inheritable(fd, True)
+    return fd
+
+
+def docker_profile() -> dict[str, object]:
+    """The same refusals as a Docker seccomp profile (``--security-opt seccomp=…``)."""
+    clone_rules = [
+        {
+            "names": ["clone"],
+            "action": "SCMP_ACT_ERRNO",
+            "errnoRet": errno.EPERM,
+            "args": [{"index": 0, "value": flag, "valueTwo": flag, "op": "SCMP_CMP_MASKED_EQ"}],
+        }
+        for flag in (1 << b for b in range(32))
+        if CLONE_NEW_FLAGS & flag
+    ]
+    return {
+        "defaultAction": "SCMP_ACT_ALLOW",
+        "syscalls": [
+            {"names": list(DENIED), "action": "SCMP_ACT_ERRNO", "errnoRet": errno.EPERM},
+            {"names": ["clone3"], "action": "SCMP_ACT_ERRNO", "errnoRet": errno.ENOSYS},
+            *clone_rules,
+        ],
+    }

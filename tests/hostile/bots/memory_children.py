@@ -1,0 +1,45 @@
+"""Five children each hold 100 MB at once: with a 256 MB limit per bot, no more than two may
+(each one alone is under its per-process limit). Reports HELD <n> on stderr."""
+
+import os
+import select
+import sys
+import time
+
+from bots_sdk import Bot, lowest
+
+CHUNK = 100 * 1024 * 1024
+
+
+class MemoryChildren(Bot):
+    def pass_cards(self, view):
+        read_end, write_end = os.pipe()
+        children = []
+        for _ in range(5):
+            pid = os.fork()
+            if pid == 0:
+                os.close(read_end)
+                try:
+                    block = bytearray(CHUNK)
+                    for i in range(0, CHUNK, 4096):  # touch every page: really resident
+                        block[i] = 1
+                    os.write(write_end, b"H")
+                except MemoryError:
+                    os._exit(3)
+                time.sleep(3600)
+            children.append(pid)
+        os.close(write_end)
+        held, deadline = 0, time.monotonic() + 5
+        while time.monotonic() < deadline:
+            ready, _, _ = select.select([read_end], [], [], deadline - time.monotonic())
+            if not ready:
+                break
+            data = os.read(read_end, 16)
+            if not data:
+                break  # every child has written or died
+            held += len(data)
+        print(f"HELD {held}", file=sys.stderr, flush=True)
+        return view.hand[:3]
+
+    def play(self, view):
+        return lowest(view.legal)

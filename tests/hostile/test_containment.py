@@ -1,0 +1,174 @@
+"""Hostile bots against the sandbox's budgets and walls: one clock and one memory per bot
+(children, memfd and tmpfs included), no kernel or file state between seats or matches,
+nothing left when the referee is killed. Each runs on every local backend this host has."""
+
+from __future__ import annotations
+
+import os
+import select
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from bots_sdk import cgroups
+from bots_sdk.runner import GameResult, TimeControl, run_match
+from bots_sdk.sandbox import BACKENDS, Bubblewrap, Limits, SandboxUnavailable
+from engine.record import verify
+
+BOTS = Path(__file__).parent / "bots"
+PROJECT = Path(__file__).resolve().parents[2]
+OLD = PROJECT / "tests" / "bots_sdk" / "hostile"
+LIMITS = Limits(cpu_seconds=5, memory_mb=256)
+
+
+def _problem(name: str) -> str:
+    try:
+        BACKENDS[name].check()
+    except SandboxUnavailable as exc:
+        return str(exc)
+    return ""
+
+
+@pytest.fixture(params=["bubblewrap", "namespaces"], autouse=True)
+def backend(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    problem = _problem(request.param)
+    if problem:
+        pytest.skip(f"no {request.param} sandbox here: {problem}")
+    monkeypatch.setenv("BIDEL_SANDBOX", request.param)
+    return str(request.param)
+
+
+requires_cgroups = pytest.mark.skipif(
+    not cgroups.support().ok,
+    reason=f"per-bot budgets need cgroups, which this host lacks: {cgroups.support().detail}",
+)
+
+
+def _processes_of(uids: range) -> list[int]:
+    pids = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                status = (entry / "status").read_text()
+            except OSError:
+                continue
+            fields = dict(line.split(":", 1) for line in status.splitlines() if ":" in line)
+            if int(fields["Uid"].split()[0]) in uids and not fields["State"].strip()[0] == "Z":
+                pids.append(int(entry.name))
+    return pids
+
+
+def _seat_uids(referee_pid: int) -> range:
+    base = Bubblewrap().base_uid + (referee_pid % 4000) * 16
+    return range(base, base + 16)
+
+
+def _match(bots: list[str], *, hands: int = 1, clock: TimeControl | None = None,
+           seed: int = 7) -> GameResult:  # fmt: skip
+    result = run_match(
+        "standard", seed, bots, hands=hands, time_control=clock or TimeControl(0.5, 1.0),
+        limits=LIMITS,
+    )  # fmt: skip
+    game = result.games[0]
+    assert verify(game.record)["valid"], "the match must complete with a valid record"
+    assert _processes_of(_seat_uids(os.getpid())) == [], "a process of a bot survived the match"
+    return game
+
+
+def _bot(name: str) -> str:
+    return str(BOTS / f"{name}.py")
+
+
+def _report(game: GameResult, seat: int, word: str) -> list[str]:
+    return [line for line in game.seats[seat].stderr.splitlines() if line.startswith(word)]
+
+
+def test_children_computing_while_the_bot_waits_are_charged_to_its_clock() -> None:
+    game = _match([_bot("children_cpu"), "low", "random", "heuristic"], clock=TimeControl(0.1, 0.3))
+    faults = game.seats[0].faults
+    timeouts = [f for f in faults if f["class"] == "timeout"]
+    assert timeouts, faults
+    assert "all its processes" in timeouts[0]["detail"]
+    detail = timeouts[0]["detail"]  # "used X s of CPU (all its processes), allowed Y s"
+    used = float(detail.split("used ")[1].split(" s")[0])
+    allowed = float(detail.split("allowed ")[1].split(" s")[0])
+    assert used > allowed  # while the bot process itself only slept
+    assert game.seats[0].replaced
+
+
+def test_sleeping_past_its_time_is_a_timeout_though_it_uses_no_cpu() -> None:
+    game = _match([_bot("near_deadline"), "low", "random", "heuristic"])
+    faults = game.seats[0].faults
+    assert faults and all(f["class"] == "timeout" for f in faults), faults
+    assert "wall time" in faults[0]["detail"] or "no answer" in faults[0]["detail"]
+    assert game.seats[0].replaced  # three faults: the fallback plays on
+
+
+@requires_cgroups
+def test_children_cannot_hold_more_memory_together_than_the_bot_may() -> None:
+    game = _match([_bot("memory_children"), "low", "random", "heuristic"])
+    held = _report(game, 0, "HELD")
+    assert held, game.seats[0].stderr
+    count = int(held[0].split()[1])
+    assert count * 100 < LIMITS.memory_mb, f"{count} children held 100 MB each"
+
+
+@requires_cgroups
+def test_memory_in_anonymous_files_is_counted() -> None:
+    game = _match([_bot("memfd_hoard"), "low", "random", "heuristic"])
+    reached = [int(line.split()[1]) for line in _report(game, 0, "MEMFD") if "STOPPED" not in line]
+    assert reached, game.seats[0].stderr
+    assert max(reached) * 8 <= LIMITS.memory_mb, f"held {max(reached) * 8} MB in memfd files"
+
+
+def test_tmp_caps_files_and_bytes() -> None:
+    game = _match([_bot("tmp_filler"), "low", "random", "heuristic"])
+    files = _report(game, 0, "FILES")
+    size = _report(game, 0, "BYTES_MB")
+    assert files and size, game.seats[0].stderr
+    assert int(files[0].split()[1]) <= LIMITS.tmp_files
+    assert int(size[0].split()[1]) <= LIMITS.tmp_mb
+
+
+def test_no_kernel_or_file_state_passes_between_seats_or_matches() -> None:
+    first = _match([_bot("stash"), _bot("stash"), "low", "random"])
+    second = _match([_bot("stash"), "low", _bot("stash"), "random"], seed=8)
+    for game, seats in ((first, (0, 1)), (second, (0, 2))):
+        for seat in seats:
+            stderr = game.seats[seat].stderr
+            assert "FOUND" not in stderr, stderr
+            assert "DENIED keyring" in stderr or "STASHED keyring" not in stderr, stderr
+    assert "STASHED keyring" not in first.seats[0].stderr  # the keyring calls are refused
+
+
+def _wait_for(condition, timeout: float) -> bool:  # type: ignore[no-untyped-def]
+    """Poll ``condition`` (a cheap /proc scan) until true or ``timeout``."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if condition():
+            return True
+        select.select([], [], [], 0.05)
+    return condition()
+
+
+def test_killing_the_referee_leaves_no_process_of_its_bots(backend: str) -> None:
+    referee = subprocess.Popen(
+        [sys.executable, "-m", "bots_sdk", "play", str(OLD / "daemon.py"),
+         str(OLD / "sleeper.py"), "low", "low", "--no-clock", "--hands", "1",
+         "--sandbox", backend],
+        cwd=PROJECT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        env={**os.environ, "PYTHONPATH": str(PROJECT)}, start_new_session=False,
+    )  # fmt: skip
+    uids = _seat_uids(referee.pid)
+    try:
+        # seat 0 leaves a daemon in a session of its own at its pass; seat 1 then sleeps at
+        # its first play, with no clock: the referee waits on it when it is killed
+        assert _wait_for(lambda: len(_processes_of(uids)) >= 3, 60), "the bots never started"
+    finally:
+        referee.send_signal(signal.SIGKILL)
+        referee.wait(timeout=30)
+    assert _wait_for(lambda: not _processes_of(uids), 15), _processes_of(uids)
