@@ -5,12 +5,16 @@ Plain functions returning plain dicts; the ``/api/health/`` view only renders th
 
 from __future__ import annotations
 
+import functools
+import os
 import time
 from typing import Any
 
 from celery import Celery
 from django.db import connections
 from kombu.utils.url import maybe_sanitize_url
+
+from bots_sdk.sandbox import SandboxUnavailable, default_launcher, per_bot_limits
 
 
 def _elapsed_ms(started: float) -> float:
@@ -62,8 +66,23 @@ def check_workers(app: Celery, *, timeout: float) -> dict[str, Any]:
     return result
 
 
+@functools.lru_cache(maxsize=1)
+def check_sandbox() -> dict[str, Any]:
+    """Can this process sandbox a bot, with which backend, and which limits cover a bot's
+    whole process tree (cgroups) rather than each of its processes? Probed once per process
+    (a probe starts a sandbox). Informational here: the workers run the matches."""
+    backend = os.environ.get("BIDEL_SANDBOX", "bubblewrap")
+    report: dict[str, Any] = {"backend": backend, "limits": per_bot_limits()}
+    try:
+        default_launcher(backend=backend)
+    except SandboxUnavailable as exc:
+        return {"ok": False, **report, "detail": str(exc)}
+    return {"ok": True, **report, "detail": "a bot can be sandboxed here"}
+
+
 def health_report(app: Celery, *, timeout: float) -> dict[str, Any]:
-    """The three checks and an overall ``status`` of ``ok`` or ``error``."""
+    """The three checks and an overall ``status`` of ``ok`` or ``error``; the sandbox as this
+    process sees it, for information."""
     database = check_database()
     broker = check_broker(app, timeout=timeout)
     workers = (
@@ -77,4 +96,5 @@ def health_report(app: Celery, *, timeout: float) -> dict[str, Any]:
         "database": database,
         "broker": broker,
         "workers": workers,
+        "sandbox": check_sandbox(),
     }

@@ -9,8 +9,9 @@ from celery import Celery
 from django.db import connection
 from rest_framework.test import APIClient
 
+from bots_sdk import cgroups
 from hearts_platform.celery import app
-from hearts_platform.health import check_broker, health_report
+from hearts_platform.health import check_broker, check_sandbox, health_report
 from tests.support import celery_worker, child_env, requires_postgres
 
 pytestmark = pytest.mark.django_db
@@ -71,3 +72,28 @@ def test_health_reports_postgresql_when_configured() -> None:
         (version,) = cursor.fetchone()
     assert version.startswith("PostgreSQL")
     assert health_report(app, timeout=1)["database"]["vendor"] == "postgresql"
+
+
+def test_health_says_whether_bots_can_be_sandboxed_and_which_limits_are_per_bot(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    check_sandbox.cache_clear()
+    body = APIClient().get("/api/health/").json()
+    assert set(body["sandbox"]) >= {"ok", "backend", "limits", "detail"}
+    assert body["sandbox"]["limits"].startswith(("per bot:", "per process only:"))
+    # A host with no cgroups says that its limits hold per process only.
+    monkeypatch.setenv("BIDEL_CGROUPS", "off")
+    cgroups.support.cache_clear()
+    check_sandbox.cache_clear()
+    try:
+        body = APIClient().get("/api/health/").json()
+        assert body["sandbox"]["limits"].startswith("per process only:")
+        # An unknown backend: refused, with the reason.
+        monkeypatch.setenv("BIDEL_SANDBOX", "jail")
+        check_sandbox.cache_clear()
+        refused = APIClient().get("/api/health/").json()["sandbox"]
+        assert refused["ok"] is False and "unknown sandbox backend 'jail'" in refused["detail"]
+    finally:
+        monkeypatch.delenv("BIDEL_CGROUPS")
+        cgroups.support.cache_clear()
+        check_sandbox.cache_clear()

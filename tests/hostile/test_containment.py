@@ -100,6 +100,24 @@ def test_children_computing_while_the_bot_waits_are_charged_to_its_clock() -> No
     assert game.seats[0].replaced
 
 
+@pytest.fixture
+def without_cgroups(monkeypatch: pytest.MonkeyPatch):  # type: ignore[no-untyped-def]
+    """The referee as on a host with no cgroups: rlimits per process, and the clock summed
+    over the bot's PID namespace."""
+    monkeypatch.setenv("BIDEL_CGROUPS", "off")
+    cgroups.support.cache_clear()
+    yield
+    monkeypatch.delenv("BIDEL_CGROUPS")
+    cgroups.support.cache_clear()
+
+
+def test_without_cgroups_the_clock_still_counts_every_process(without_cgroups: None) -> None:
+    assert not cgroups.support().ok
+    game = _match([_bot("children_cpu"), "low", "random", "heuristic"], clock=TimeControl(0.1, 0.3))
+    timeouts = [f for f in game.seats[0].faults if f["class"] == "timeout"]
+    assert timeouts and "all its processes" in timeouts[0]["detail"], game.seats[0].faults
+
+
 def test_sleeping_past_its_time_is_a_timeout_though_it_uses_no_cpu() -> None:
     game = _match([_bot("near_deadline"), "low", "random", "heuristic"])
     faults = game.seats[0].faults
