@@ -14,7 +14,16 @@ from typing import Any, BinaryIO
 
 from bots_sdk.bot import Bot
 from bots_sdk.loader import load_bot
-from bots_sdk.protocol import VERSION, ProtocolError, decode, encode
+from bots_sdk.protocol import (
+    MAX_ACTION_CHARS,
+    MAX_ACTION_ITEMS,
+    MAX_NAME,
+    VERSION,
+    ProtocolError,
+    clean_text,
+    decode,
+    encode,
+)
 from bots_sdk.view import View
 
 DECISIONS = {"pass": "pass_cards", "play": "play", "trump": "declare_trump", "moon": "choose_moon"}
@@ -41,13 +50,18 @@ def serve(source: str, inp: BinaryIO, out: BinaryIO, workdir: Path) -> int:
                     _send(out, {"type": "error", "class": "protocol", "detail": "protocol version"})
                     return 2
                 bot = load_bot(source, seed=int(message.get("seed", 0)), extract_to=workdir)
-                _send(out, {"type": "ready", "name": bot.name or type(bot).__name__})
+                name = clean_text(str(bot.name or type(bot).__name__), MAX_NAME)
+                _send(out, {"type": "ready", "name": name})
             elif kind == "act" and bot is not None:
                 view = View.from_dict(message["view"])
                 method = getattr(bot, DECISIONS[message["decision"]])
                 answer = method(view)
+                # Whatever the bot returned, send the shape the protocol allows: a wrong
+                # answer is then the rules' to judge (an `illegal` fault), not a `protocol` one.
                 if isinstance(answer, (list, tuple)):
-                    answer = [str(card) for card in answer]
+                    answer = [str(card)[:MAX_ACTION_CHARS] for card in answer[:MAX_ACTION_ITEMS]]
+                else:
+                    answer = str(answer)[:MAX_ACTION_CHARS]  # a Card prints as its text
                 _send(out, {"type": "action", "id": message["id"], "action": answer})
             elif kind in ("hand_end", "game_end") and bot is not None:
                 view = View.from_dict(message["view"])
@@ -62,9 +76,8 @@ def serve(source: str, inp: BinaryIO, out: BinaryIO, workdir: Path) -> int:
             return 3
         except Exception as exc:  # the bot's own bug: report it, the referee decides
             traceback.print_exc(file=sys.stderr)
-            _send(
-                out, {"type": "error", "class": "crash", "detail": f"{type(exc).__name__}: {exc}"}
-            )
+            detail = clean_text(f"{type(exc).__name__}: {exc}")  # (the traceback is on stderr)
+            _send(out, {"type": "error", "class": "crash", "detail": detail})
             return 1
     return 0
 

@@ -20,7 +20,18 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from bots_sdk.bot import Bot
-from bots_sdk.protocol import MAX_LINE, VERSION, ProtocolError, decode, encode
+from bots_sdk.protocol import (
+    MAX_LINE,
+    VERSION,
+    Action,
+    Error,
+    ProtocolError,
+    Ready,
+    Reply,
+    clean_text,
+    decode_reply,
+    encode,
+)
 from bots_sdk.sandbox import Docker, Launch, Launcher, Limits, Namespaces, Unsandboxed
 from bots_sdk.view import View
 
@@ -30,13 +41,21 @@ FAULT_CLASSES = ("timeout", "crash", "illegal", "protocol", "memory")
 
 @dataclass(frozen=True)
 class Fault:
-    """Why a seat gave no usable answer."""
+    """Why a seat gave no usable answer. ``detail`` often quotes the bot: it is cleaned and
+    cut (:func:`bots_sdk.protocol.clean_text`) so a record can always hold it.
+
+    >>> Fault("protocol", "sent \\x00" + "x" * 500).detail[:8]
+    'sent \\ufffdxx'
+    >>> len(Fault("protocol", "x" * 500).detail)
+    200
+    """
 
     kind: str
     detail: str
 
     def __post_init__(self) -> None:
         assert self.kind in FAULT_CLASSES, self.kind
+        object.__setattr__(self, "detail", clean_text(str(self.detail)))
 
 
 #: Wall-clock seconds a decision may take past its limit before the referee stops waiting.
@@ -157,6 +176,17 @@ def _namespace_cpu(init: int) -> float | None:
     return total
 
 
+def _read_reply(line: bytes) -> Reply | Fault:
+    """A bot's line as the message it is, or the ``protocol`` fault it is; whatever the line
+    (the decoder never raises anything but ProtocolError; this is its backstop)."""
+    try:
+        return decode_reply(line)
+    except ProtocolError as exc:
+        return Fault("protocol", str(exc))
+    except Exception as exc:  # noqa: BLE001 — only the bot's bytes are in play here
+        return Fault("protocol", f"an unreadable line ({type(exc).__name__})")
+
+
 class InProcessPlayer:
     """A trusted bot object, called in the referee's process."""
 
@@ -258,6 +288,8 @@ class ProcessPlayer:
         if isinstance(reply, Fault):
             self.dead = reply
             return reply
+        if isinstance(reply, Ready) and reply.name:
+            self.name = reply.name  # (cleaned and capped by the decoder)
         # The clock starts now: the interpreter's start-up and the bot's loading are free.
         self.cpu_mark = self._cpu() or 0.0
         return None
@@ -366,18 +398,19 @@ class ProcessPlayer:
             self.buffer += chunk
         while (newline := self.buffer.find(b"\n")) >= 0:
             line = bytes(self.buffer[: newline + 1])
-            try:
-                late = decode(line).get("id") in self.stale
-            except ProtocolError:
-                late = False
+            late = self._late(_read_reply(line))
             if not late:
                 return True
             del self.buffer[: newline + 1]
         return bool(self.buffer)
 
-    def _exchange(
-        self, message: dict[str, Any], limit: float, expect: str
-    ) -> dict[str, Any] | Fault:
+    def _late(self, reply: Reply | Fault) -> bool:
+        """Whether ``reply`` answers a move that timed out (and is to be skipped)."""
+        return isinstance(reply, Action) and reply.id in self.stale
+
+    def _exchange(self, message: dict[str, Any], limit: float, expect: str) -> Reply | Fault:
+        """Send ``message``, read the reply of type ``expect``: a :class:`Reply`, or the
+        :class:`Fault` of whatever else came. Never raises on what the bot wrote."""
         deadline = time.monotonic() + limit
         if self._unsolicited():
             return Fault("protocol", "wrote before being asked")
@@ -388,22 +421,17 @@ class ProcessPlayer:
             line = self._read_line(deadline)
             if isinstance(line, Fault):
                 return line
-            try:
-                reply = decode(line)
-            except ProtocolError as exc:
-                return Fault("protocol", str(exc))
-            if reply.get("id") not in self.stale:
+            reply = _read_reply(line)
+            if isinstance(reply, Fault):
+                return reply
+            if not self._late(reply):
                 break  # (a late answer to a timed-out move is skipped)
-        if reply["type"] == "error":
-            kind = reply.get("class")
-            return Fault(
-                kind if kind in ("crash", "memory", "protocol") else "crash",
-                str(reply.get("detail", "")),
-            )
-        if reply["type"] != expect:
-            return Fault("protocol", f"sent {reply['type']!r} where {expect!r} was due")
-        if "id" in message and reply.get("id") != message["id"]:
-            return Fault("protocol", f"answered message {reply.get('id')!r}, not {message['id']}")
+        if isinstance(reply, Error):
+            return Fault(reply.kind, reply.detail)
+        if reply.TYPE != expect:
+            return Fault("protocol", f"sent {reply.TYPE!r} where {expect!r} was due")
+        if isinstance(reply, Action) and reply.id != message.get("id"):
+            return Fault("protocol", f"answered message {reply.id}, not {message.get('id')}")
         return reply
 
     # --- the Player interface ---------------------------------------------------------------
@@ -429,7 +457,8 @@ class ProcessPlayer:
                 self.dead = reply  # crashed, out of memory or broke the protocol: done
                 self._kill()
             return reply
-        answer = Answer(reply.get("action"), seconds, cpu)
+        assert isinstance(reply, Action)  # (_exchange checked the type)
+        answer = Answer(reply.action, seconds, cpu)
         if limit is not None and cpu is not None and cpu > limit:
             return Fault(
                 "timeout", f"used {cpu:.2f} s of CPU (all its processes), allowed {limit:.2f} s"
@@ -490,4 +519,4 @@ class ProcessPlayer:
         text = bytes(self.stderr).decode(errors="replace")
         if self.stderr_dropped:
             text += f"\n[{self.stderr_dropped} more bytes of stderr dropped]"
-        return text
+        return clean_text(text, limit=None)

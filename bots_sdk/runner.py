@@ -26,6 +26,7 @@ from typing import Any
 from bots_sdk.bot import lowest, strength
 from bots_sdk.builtin import BUILTIN, make_builtin
 from bots_sdk.players import Answer, Fault, InProcessPlayer, Player, ProcessPlayer
+from bots_sdk.protocol import clean_text
 from bots_sdk.sandbox import Launcher, Limits, default_launcher
 from bots_sdk.view import View
 from engine.rules import RuleSet
@@ -90,7 +91,7 @@ class MatchResult:
         return {
             "rules": self.rules.to_spec(),
             "seed": self.seed,
-            "bots": self.bots,
+            "bots": [clean_text(bot, limit=None) for bot in self.bots],
             "duplicate": self.duplicate,
             "games": [g.to_dict() for g in self.games],
         }
@@ -238,15 +239,14 @@ def _play_game(
 ) -> GameResult:
     state = GameState(rules, seed=seed)
     seats: list[_Seat] = []
-    for seat, source in enumerate(seating):
-        player = _player_for(source, bot_seed(seed, rotation, seat), launcher_factory)
-        result = SeatResult(bot=source)
-        entry = _Seat(player, result, time_control)
-        seats.append(entry)
-        fault = player.start(seat, rules.to_spec(), bot_seed(seed, rotation, seat))
-        if fault is not None:
-            _record_fault(entry, state, "start", fault)
-    try:
+    try:  # from the first start: whatever happens, every process started is closed
+        for seat, source in enumerate(seating):
+            player = _player_for(source, bot_seed(seed, rotation, seat), launcher_factory)
+            entry = _Seat(player, SeatResult(bot=clean_text(source, limit=None)), time_control)
+            seats.append(entry)
+            fault = player.start(seat, rules.to_spec(), bot_seed(seed, rotation, seat))
+            if fault is not None:
+                _record_fault(entry, state, "start", fault)
         while True:
             phase = state.phase
             if phase is Phase.GAME_OVER:
@@ -262,13 +262,27 @@ def _play_game(
                 continue
             _decide(state, seats[state.current])
     finally:
-        for entry in seats:
-            if not entry.result.replaced:
-                entry.result.stderr = entry.player.close()
+        _close_all(seats)
     record = state.to_record()
     return GameResult(
         record=record, seats=[s.result for s in seats], rotation=rotation, state=state
     )
+
+
+def _close_all(seats: list[_Seat]) -> None:
+    """Close every seat (again, for one closed already: harmless), each even if closing
+    another failed; then raise the first failure, if any."""
+    failure: BaseException | None = None
+    for entry in seats:
+        try:
+            text = entry.player.close()
+        except BaseException as exc:  # noqa: BLE001 — re-raised once the others are closed
+            failure = failure or exc
+            continue
+        if not entry.result.replaced:
+            entry.result.stderr = text
+    if failure is not None:
+        raise failure
 
 
 _DECISION = {
@@ -294,7 +308,10 @@ def _decide(state: GameState, seat: _Seat) -> None:
             if seat.time_control is not None:
                 overrun = max(0.0, reply.charged - seat.time_control.move)
                 seat.bank = max(0.0, seat.bank - overrun)
-            problem = _validate(state, decision, reply.action)
+            try:
+                problem = _validate(state, decision, reply.action)
+            except Exception as exc:  # noqa: BLE001 — the bot's action, not the match, failed
+                problem = f"an unusable action ({type(exc).__name__}: {exc})"
             if problem is None:
                 action = reply.action
             else:

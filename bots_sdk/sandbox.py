@@ -178,15 +178,21 @@ class Bubblewrap:
         runtime = Path(sys.base_prefix).resolve()
         uid = str(self.uid(seat))
         inside = f"/bot/{bot.name}"
-        filter_fd = seccomp.memfd()
-        info_read, info_write = os.pipe()
+        source, mount_point = str(bot.resolve()), str(_mount_point())  # may raise: nothing held
         group = _seat_group(limits)
+        try:
+            filter_fd = seccomp.memfd()
+            info_read, info_write = os.pipe()
+        except BaseException:
+            if group is not None:
+                group.remove()
+            raise
         argv = [
             *(group.enter_argv() if group else []),
             "setpriv", "--pdeathsig=KILL", "--",
             *_prlimit(limits),
             "unshare", "--mount", "--propagation", "private", "--",
-            "/bin/sh", "-c", _MOUNT_TMP, "sh", _tmp_options(limits), str(_mount_point()),
+            "/bin/sh", "-c", _MOUNT_TMP, "sh", _tmp_options(limits), mount_point,
             "bwrap",
             "--info-fd", str(info_write), "--seccomp", str(filter_fd),
             "--unshare-net", "--unshare-pid", "--unshare-ipc", "--unshare-uts",
@@ -199,10 +205,10 @@ class Bubblewrap:
             "--ro-bind", str(runtime), str(runtime),
             "--ro-bind", str(SDK_ROOT / "engine"), "/sdk/engine",
             "--ro-bind", str(SDK_ROOT / "bots_sdk"), "/sdk/bots_sdk",
-            "--ro-bind", str(bot.resolve()), inside,
+            "--ro-bind", source, inside,
             "--proc", "/proc",
             "--dev", "/dev",
-            "--bind", str(_mount_point()), "/tmp",
+            "--bind", mount_point, "/tmp",
             "--chdir", "/tmp",
             "--setenv", "HOME", "/tmp",
             "setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups",
@@ -322,8 +328,14 @@ class Namespaces:
         python = str(Path(os.path.realpath(sys.executable)))
         runtime = str(Path(sys.base_prefix).resolve())
         inside = f"/bot/{bot.name}"
-        filter_fd = seccomp.memfd()
+        source = str(bot.resolve())  # may raise: nothing held yet
         group = _seat_group(limits)
+        try:
+            filter_fd = seccomp.memfd()
+        except BaseException:
+            if group is not None:
+                group.remove()
+            raise
         # setpriv's parent-death signal stays on unshare (exec keeps it); unshare's
         # --kill-child gives one to the init, whose death empties the PID namespace.
         argv = [
@@ -334,7 +346,7 @@ class Namespaces:
             "--kill-child", "--propagation", "private", "--",
             python, "-I", "-S", "-B", str(SDK_ROOT / "bots_sdk" / "sandbox_init.py"),
             str(self.uid(seat)), _tmp_options(limits), str(filter_fd), runtime, str(SDK_ROOT),
-            str(bot.resolve()),
+            source,
             "--", python, "-I", "-S", "-B", "-c", _HOST, inside, "/tmp",
         ]  # fmt: skip
         return Launch(

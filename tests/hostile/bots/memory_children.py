@@ -1,5 +1,6 @@
 """Five children each hold 100 MB at once: with a 256 MB limit per bot, no more than two may
-(each one alone is under its per-process limit). Reports HELD <n> on stderr."""
+(each one alone is under its per-process limit). Reports HELD <n>: the children still alive,
+each holding its 100 MB, once all have tried."""
 
 import os
 import select
@@ -29,7 +30,7 @@ class MemoryChildren(Bot):
                 time.sleep(3600)
             children.append(pid)
         os.close(write_end)
-        held, deadline = 0, time.monotonic() + 5
+        held, deadline = 0, time.monotonic() + 1.0
         while time.monotonic() < deadline:
             ready, _, _ = select.select([read_end], [], [], deadline - time.monotonic())
             if not ready:
@@ -38,7 +39,8 @@ class MemoryChildren(Bot):
             if not data:
                 break  # every child has written or died
             held += len(data)
-        print(f"HELD {held}", file=sys.stderr, flush=True)
+        alive = sum(os.waitpid(pid, os.WNOHANG) == (0, 0) for pid in children)
+        print(f"HELD {min(held, alive)} (reported {held})", file=sys.stderr, flush=True)
         return view.hand[:3]
 
     def play(self, view):

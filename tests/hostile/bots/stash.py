@@ -32,8 +32,14 @@ class Stash(Bot):
         except OSError:
             pass
         if calls:
-            key = libc.syscall(calls["add_key"], b"user", b"bidel-stash", secret, len(secret),
-                               KEY_SPEC_USER_KEYRING)
+            key = libc.syscall(
+                calls["add_key"],
+                b"user",
+                b"bidel-stash",
+                secret,
+                len(secret),
+                KEY_SPEC_USER_KEYRING,
+            )
             if key >= 0:
                 libc.syscall(calls["keyctl"], KEYCTL_SETPERM, key, 0x3F3F3F3F)
                 report("STASHED keyring")

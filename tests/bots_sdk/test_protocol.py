@@ -1,0 +1,182 @@
+"""The line decoder (bots_sdk.protocol): whatever a bot writes, the referee gets one of the
+messages a bot may send, fields typed and text clean, or a ProtocolError; nothing else."""
+
+from __future__ import annotations
+
+import json
+import random
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from bots_sdk.protocol import (
+    ERROR_CLASSES,
+    MAX_ACTION_CHARS,
+    MAX_ACTION_ITEMS,
+    MAX_DEPTH,
+    MAX_NAME,
+    MAX_TEXT,
+    Action,
+    Error,
+    ProtocolError,
+    Ready,
+    clean_text,
+    decode,
+    decode_reply,
+    encode,
+)
+from bots_sdk.view import View
+from engine.rules import RuleSet
+from engine.state import GameState, Phase
+from tests.hostile.lines import hostile_lines, json_values
+
+SETTINGS = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+def _is_clean(text: str) -> bool:
+    """Storable as UTF-8 and free of NUL."""
+    text.encode("utf-8")  # raises on a lone surrogate
+    return "\x00" not in text
+
+
+def _depth(value: Any) -> int:
+    if isinstance(value, dict):
+        return 1 + max(map(_depth, value.values()), default=0)
+    if isinstance(value, list):
+        return 1 + max(map(_depth, value), default=0)
+    return 0
+
+
+@SETTINGS
+@given(line=hostile_lines, newline=st.booleans())
+def test_any_line_is_a_typed_reply_or_a_protocol_error(line: bytes, newline: bool) -> None:
+    try:
+        reply = decode_reply(line + b"\n" if newline else line)
+    except ProtocolError as exc:
+        assert _is_clean(str(exc)) and len(str(exc)) < 400
+        return
+    if isinstance(reply, Ready):
+        assert isinstance(reply.name, str) and len(reply.name) <= MAX_NAME
+        assert _is_clean(reply.name)
+    elif isinstance(reply, Action):
+        assert type(reply.id) is int
+        if isinstance(reply.action, list):
+            assert len(reply.action) <= MAX_ACTION_ITEMS
+            assert all(type(item) is str and len(item) <= MAX_ACTION_CHARS for item in reply.action)
+        else:
+            assert type(reply.action) is str and len(reply.action) <= MAX_ACTION_CHARS
+    else:
+        assert isinstance(reply, Error)
+        assert reply.kind in ERROR_CLASSES
+        assert isinstance(reply.detail, str) and len(reply.detail) <= MAX_TEXT
+        assert _is_clean(reply.detail)
+
+
+valid_replies = st.one_of(
+    st.builds(Ready, st.text(max_size=MAX_NAME).map(lambda t: clean_text(t, None))),
+    st.builds(
+        Action,
+        st.integers(min_value=-(10**20), max_value=10**20),
+        st.text(max_size=MAX_ACTION_CHARS)
+        | st.lists(st.text(max_size=MAX_ACTION_CHARS), max_size=MAX_ACTION_ITEMS),
+    ),
+    st.builds(
+        Error,
+        st.sampled_from(ERROR_CLASSES),
+        st.text(max_size=MAX_TEXT).map(clean_text),
+    ),
+)
+
+
+@SETTINGS
+@given(reply=valid_replies)
+def test_every_valid_reply_round_trips(reply: Ready | Action | Error) -> None:
+    assert decode_reply(encode(reply.to_dict())) == reply
+
+
+@SETTINGS
+@given(value=json_values)
+def test_nesting_is_refused_exactly_past_the_limit(value: Any) -> None:
+    # Strings full of brackets, quotes and backslashes must not fool the depth count.
+    message = {"type": "x", "value": [[[[[[[[[[[[[value]]]]]]]]]]]]]}
+    line = json.dumps(message).encode()
+    try:
+        decoded = decode(line)
+    except ProtocolError as exc:
+        deep = "nested deeper" in str(exc)
+        assert deep == (_depth(message) > MAX_DEPTH), exc
+        return
+    assert _depth(message) <= MAX_DEPTH
+    assert decoded == json.loads(line)
+
+
+def test_named_refusals() -> None:
+    refusals = {
+        b'{"type":"action","id":1,"action":' + b"[" * 20_000 + b"]" * 20_000 + b"}": "deeper",
+        b'{"type":"action","id":[1],"action":"2C"}': "'id' must be an integer, not a list",
+        b'{"type":"action","id":true,"action":"2C"}': "not a boolean",
+        b'{"type":"action","id":1.0,"action":"2C"}': "not a number",
+        b'{"type":"action","id":1,"action":{"a":1}}': "'action' must be a string",
+        b'{"type":"action","id":1,"action":["2C",3]}': "items must be strings",
+        b'{"type":"action","id":1,"action":' + json.dumps(["2C"] * 60).encode() + b"}": "items",
+        b'{"type":"action","id":1,"action":"' + b"x" * 17 + b'"}': "longer than 16",
+        b'{"type":"action","id":1' + b"0" * 5000 + b',"action":"2C"}': "more than 32 digits",
+        b'{"type":"action","id":NaN,"action":"2C"}': "NaN is not a JSON number",
+        b'{"type":"action","id":1,"action":-Infinity}': "-Infinity is not a JSON number",
+        b'{"type":"action","id":1e400,"action":"2C"}': "too large a number",
+        b'{"type":"action","id":1,"id":1,"action":"2C"}': "the key 'id' appears twice",
+        b'{"type":"action","id":1,"action":"\xff"}': "not UTF-8",
+        b'{"type":"action","id":1,"action":"\xed\xa0\x80"}': "not UTF-8",
+        b'{"type":"ready","name":' + json.dumps("n" * 65).encode() + b"}": "longer than 64",
+        b'{"type":"ready"}': "'name' must be a string, not null",
+        b'{"type":"error","class":{"a":1}}': "'class' must be a string, not an object",
+        b'{"type":"error","class":"timeout"}': "must be one of crash, memory, protocol",
+        b'{"type":"error","class":"crash","detail":[1]}': "'detail' must be a string",
+        b'{"type":"hello"}': "a bot sends 'ready', 'action' or 'error', not 'hello'",
+        b'{"type":5}': "with a 'type'",
+        b"[1, 2]": "with a 'type'",
+        b"\xef\xbb\xbf{}": "not a JSON object",
+        b"x" * 70_000: "longer than 65536 bytes",
+    }
+    for line, words in refusals.items():
+        with pytest.raises(ProtocolError, match=None) as caught:
+            decode_reply(line)
+        assert words in str(caught.value), (line[:60], str(caught.value))
+
+
+def test_text_from_the_bot_is_cleaned() -> None:
+    error = decode_reply(
+        b'{"type":"error","class":"crash","detail":"a\\u0000b\\ud800' + b"x" * 900 + b'"}'
+    )
+    assert isinstance(error, Error)
+    assert error.detail.startswith("a\ufffdb\ufffdx") and len(error.detail) == MAX_TEXT
+    ready = decode_reply(b'{"type":"ready","name":"\\udc80bot","extra":{"ignored":[]}}')
+    assert ready == Ready("\ufffdbot")
+
+
+def test_every_message_the_referee_sends_is_read_by_the_host() -> None:
+    # The bot side decodes with the same limits: a whole game's views must pass them.
+    for preset in ("standard", "omnibus", "hokm_40", "black_lady_54"):
+        rules = RuleSet.from_preset(preset)
+        state = GameState(rules, seed=3)
+        rng = random.Random(3)
+        hello = {"type": "hello", "protocol": 1, "seat": 0, "seed": 2**64 - 1,
+                 "rules": rules.to_spec()}  # fmt: skip
+        assert decode(encode(hello)) == hello
+        number = 0
+        while state.phase not in (Phase.GAME_OVER, Phase.HAND_OVER):
+            number += 1
+            view = View.from_observation(state.observation(state.current), time_left=0.5)
+            message = {"type": "act", "id": number, "decision": "play", "view": view.to_dict()}
+            assert decode(encode(message)) == json.loads(json.dumps(message))
+            state.apply(rng.choice(state.legal_actions()))
+        end = View.from_observation(state.observation(0))
+        assert decode(encode({"type": "hand_end", "view": end.to_dict()}))["type"] == "hand_end"
+
+
+def test_encode_escapes_what_utf8_cannot_hold() -> None:
+    line = encode({"type": "error", "class": "crash", "detail": "lone \ud800"})
+    assert line.decode("utf-8").endswith('\\ud800"}\n')
+    assert decode_reply(line) == Error("crash", "lone \ufffd")
