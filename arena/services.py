@@ -5,7 +5,9 @@ the work done and stops)."""
 from __future__ import annotations
 
 import hashlib
+import logging
 import random
+import secrets
 import tempfile
 from dataclasses import dataclass
 from datetime import timedelta
@@ -32,7 +34,8 @@ from arena.models import (
     RatingPoint,
 )  # fmt: skip
 from arena.ratings import Table, fit_ratings, live_elo, places_from_scores
-from arena.uploads import check_upload
+from arena.text import clean_json, clean_text
+from arena.uploads import UploadError, check_upload
 from bots_sdk.builtin import BUILTIN
 from bots_sdk.runner import TimeControl, run_match
 
@@ -41,12 +44,43 @@ LEASE_SECONDS = int(getattr(settings, "MATCH_LEASE_SECONDS", 20 * 60))
 #: Claims of a match before it is marked failed (platform failures only).
 MAX_ATTEMPTS = 3
 VALIDATION_HANDS = 2
+#: The highest target score of a match a user asks for (a challenge, a tournament): a game to
+#: the target ends after at most a few dozen hands of ordinary play.
+MAX_TARGET = 500
+#: Hands a challenge may ask for.
+CHALLENGE_MAX_HANDS = 50
+#: Hands a tournament table may ask for.
+TOURNAMENT_MAX_HANDS = 200
+#: The largest points any one card (or the JD bonus, or the moon) may be worth in a rules
+#: spec a user sends: keeps every total far inside the database's integers.
+MAX_CARD_POINTS = 100
+
+logger = logging.getLogger(__name__)
 
 
-def _enqueue(task_name: str, *args: Any) -> None:
-    """Send a task once the current transaction commits (never before)."""
-    # The project's Celery app, without importing the project (arena sits below it).
-    transaction.on_commit(lambda: current_app.send_task(task_name, args=list(args)))
+def new_seed() -> int:
+    """A deal seed nobody can guess or reproduce: drawn from the operating system's
+    cryptographic source, stored with the match, revealed once it is finished."""
+    return secrets.randbits(62)
+
+
+def _send(task_name: str, args: list[Any], **options: Any) -> bool:
+    """Send a task now; a broker that fails is logged, never raised (what was written stays
+    written: the periodic reaper sends the message again)."""
+    try:
+        # The project's Celery app, without importing the project (arena sits below it).
+        current_app.send_task(task_name, args=args, **options)
+    except Exception:
+        logger.exception("could not send %s%r: the broker failed; the reaper will resend it",
+                         task_name, tuple(args))  # fmt: skip
+        return False
+    return True
+
+
+def _enqueue(task_name: str, *args: Any, **options: Any) -> None:
+    """Send a task once the current transaction commits (never before, and never rolling it
+    back: a broker error after the commit is logged by :func:`_send`)."""
+    transaction.on_commit(lambda: _send(task_name, list(args), **options))
 
 
 # --- accounts and bots --------------------------------------------------------------------
@@ -63,12 +97,21 @@ def user_create(*, username: str, password: str) -> Any:
     return user
 
 
+@transaction.atomic
+def token_rotate(*, user: Any) -> Any:
+    """A new API token for ``user``; the old one stops working."""
+    from rest_framework.authtoken.models import Token
+
+    Token.objects.filter(user=user).delete()
+    return Token.objects.create(user=user)
+
+
 def bot_create(*, owner: Any, name: str, description: str = "") -> Bot:
     if name.lower() in BUILTIN:
         raise ValidationError({"name": f"{name!r} is the name of a built-in bot"})
     if Bot.objects.filter(name__iexact=name).exists():
         raise ValidationError({"name": "a bot of that name exists"})
-    bot = Bot(owner=owner, name=name, description=description)
+    bot = Bot(owner=owner, name=name, description=clean_text(description))
     bot.full_clean()
     bot.save()
     return bot
@@ -80,11 +123,14 @@ def version_upload(*, bot: Bot, user: Any, filename: str, data: bytes) -> BotVer
     its validation."""
     if bot.owner_id != user.pk:
         raise PermissionError("only the bot's owner uploads versions")
+    filename = clean_text(Path(filename).name)
+    if len(filename) > BotVersion._meta.get_field("filename").max_length:  # type: ignore[operator]
+        raise UploadError("the file name is longer than 128 characters; rename the file")
     check_upload(filename, data)
     Bot.objects.select_for_update().get(pk=bot.pk)  # numbers are given out one at a time
     number = (bot.versions.aggregate(n=Max("number"))["n"] or 0) + 1
     version = BotVersion.objects.create(
-        bot=bot, number=number, filename=Path(filename).name, code=data,
+        bot=bot, number=number, filename=filename, code=data,
         sha256=hashlib.sha256(data).hexdigest(),
     )  # fmt: skip
     _enqueue("arena.version_validate", version.pk)
@@ -99,7 +145,8 @@ def _write_code(version: BotVersion, folder: Path) -> Path:
 
 
 def version_validate(*, version_id: int) -> BotVersion:
-    """Play a short sandboxed match against built-ins: any fault rejects the version."""
+    """Play a short sandboxed match against built-ins on an unguessable deal: any fault
+    rejects the version. It always ends active or rejected, never stuck in ``validating``."""
     with transaction.atomic():
         claimed = BotVersion.objects.filter(pk=version_id, status=BotVersion.Status.PENDING).update(
             status=BotVersion.Status.VALIDATING
@@ -107,19 +154,28 @@ def version_validate(*, version_id: int) -> BotVersion:
     version = BotVersion.objects.select_related("bot").get(pk=version_id)
     if not claimed:
         return version  # validated already (or being validated): a redelivery
-    with tempfile.TemporaryDirectory() as folder:
-        path = _write_code(version, Path(folder))
-        result = run_match(
-            "standard", seed=version_id, bots=[str(path), "low", "random", "heuristic"],
-            hands=VALIDATION_HANDS, time_control=TimeControl(move=1.0, bank=10.0),
-            unsafe=settings.BIDEL_UNSAFE_NO_SANDBOX,
-        )  # fmt: skip
-    seat = result.games[0].seats[0]
-    faults = seat.faults
-    log = [f"validation match: {VALIDATION_HANDS} hands against low, random, heuristic"]
-    log += [f"{f['class']}: {f['detail']} (hand {f['hand']}, {f['decision']})" for f in faults]
-    if seat.stderr:
-        log.append("stderr:\n" + seat.stderr)
+    seed = new_seed()
+    log = [f"validation match: {VALIDATION_HANDS} hands against low, random, heuristic "
+           f"(seed {seed})"]  # fmt: skip
+    faults: list[dict[str, Any]] = []
+    try:
+        with tempfile.TemporaryDirectory() as folder:
+            path = _write_code(version, Path(folder))
+            result = run_match(
+                "standard", seed=seed, bots=[str(path), "low", "random", "heuristic"],
+                hands=VALIDATION_HANDS, time_control=TimeControl(move=1.0, bank=10.0),
+                unsafe=settings.BIDEL_UNSAFE_NO_SANDBOX,
+            )  # fmt: skip
+    except Exception as exc:  # the platform failed: say so, and let the author upload again
+        logger.exception("validation of version %s could not be played", version_id)
+        faults = [{"class": "platform", "detail": repr(exc)}]
+        log.append(f"the validation match could not be played: {exc!r}")
+    else:
+        seat = result.games[0].seats[0]
+        faults = seat.faults
+        log += [f"{f['class']}: {f['detail']} (hand {f['hand']}, {f['decision']})" for f in faults]
+        if seat.stderr:
+            log.append("stderr:\n" + seat.stderr)
     with transaction.atomic():
         if faults:
             version.status = BotVersion.Status.REJECTED
@@ -130,7 +186,7 @@ def version_validate(*, version_id: int) -> BotVersion:
             )
             version.status = BotVersion.Status.ACTIVE
             log.append("active: it now plays for the bot")
-        version.validation_log = "\n".join(log)
+        version.validation_log = clean_text("\n".join(str(line) for line in log))
         version.save(update_fields=["status", "validation_log"])
     return version
 
@@ -174,7 +230,7 @@ def match_create(
     match = Match.objects.create(
         kind=kind, rules=ruleset.to_spec(), hands=hands, ladder=ladder, requested_by=requested_by,
         tournament=tournament, round=round, table=table, rotation=rotation,
-        seed=seed if seed is not None else random.SystemRandom().randrange(2**62),
+        seed=seed if seed is not None else new_seed(),
         engine_version=engine.__version__,
     )  # fmt: skip
     MatchSeat.objects.bulk_create(
@@ -190,6 +246,53 @@ def match_create(
     )
     _enqueue("arena.match_run", match.pk)
     return match
+
+
+def rules_within_bounds(rules: Any, *, hands: int | None, max_hands: int) -> Any:
+    """The :class:`~engine.rules.RuleSet` of a match a user asks for, if it stays within the
+    platform's bounds (a hand count, a target, card points); a ValidationError naming the
+    limit otherwise. Operators' ladders are not held to them."""
+    from engine.rules import RuleSet
+
+    ruleset = RuleSet.from_spec(rules)
+    if hands is not None and not 1 <= hands <= max_hands:
+        raise ValidationError({"hands": f"from 1 to {max_hands} hands; not {hands}"})
+    if ruleset.target > MAX_TARGET:
+        raise ValidationError(
+            {"rules": f"a target of {ruleset.target} points is over the limit of "
+                      f"{MAX_TARGET}"}
+        )  # fmt: skip
+    points = [*ruleset.heart_points, ruleset.queen_points, ruleset.jd_bonus, ruleset.moon_amount]
+    if any(abs(p) > MAX_CARD_POINTS for p in points):
+        raise ValidationError(
+            {"rules": f"card points, the JD bonus and the moon are limited to "
+                      f"-{MAX_CARD_POINTS} to {MAX_CARD_POINTS}"}
+        )  # fmt: skip
+    return ruleset
+
+
+@transaction.atomic
+def challenge_create(
+    *, user: Any, seats: list[SeatSpec], rules: Any = "standard", hands: int | None = None
+) -> Match:
+    """A user's challenge, within the bounds (:func:`rules_within_bounds`) and within the
+    user's allowance of open challenges (``CHALLENGE_MAX_OPEN`` queued or running at once)."""
+    ruleset = rules_within_bounds(rules, hands=hands, max_hands=CHALLENGE_MAX_HANDS)
+    get_user_model().objects.select_for_update().filter(pk=user.pk).first()  # one at a time
+    limit = settings.CHALLENGE_MAX_OPEN
+    open_now = Match.objects.filter(
+        kind=Match.Kind.CHALLENGE,
+        requested_by=user,
+        status__in=[Match.Status.QUEUED, Match.Status.RUNNING],
+    ).count()
+    if open_now >= limit:
+        raise ValidationError(
+            f"you have {open_now} challenges queued or running; the limit is {limit}: "
+            "ask again when one has finished"
+        )
+    return match_create(
+        kind=Match.Kind.CHALLENGE, seats=seats, rules=ruleset, hands=hands, requested_by=user
+    )
 
 
 def match_claim(*, match_id: int) -> Match | None:
@@ -232,8 +335,10 @@ def match_run(*, match_id: int) -> Match | None:
 
 @transaction.atomic
 def match_finish(*, match_id: int, attempt: int, result: dict[str, Any]) -> bool:
-    """Store a match's result once: only the worker holding this attempt's claim may."""
+    """Store a match's result once: only the worker holding this attempt's claim may. What
+    the bots wrote (stderr, fault details, names) is cleaned first (:mod:`arena.text`)."""
     now = timezone.now()
+    result = clean_json(result)
     stored = Match.objects.filter(
         pk=match_id, status=Match.Status.RUNNING, attempts=attempt
     ).update(status=Match.Status.FINISHED, record=result, finished_at=now, lease_until=None)
@@ -264,16 +369,19 @@ RATINGS_DEBOUNCE_SECONDS = 5
 
 
 def ratings_schedule(*, ladder_id: int) -> bool:
-    """Debounced: one refit of the ladder's ratings shortly after a burst of results."""
+    """Debounced: one refit of the ladder's ratings shortly after a burst of results. A cache
+    that fails neither raises nor rolls back the result being stored: the refit is sent
+    without the debounce (and the next result schedules another)."""
     from django.core.cache import cache
 
-    if not cache.add(f"bidel:ratings:{ladder_id}", True, timeout=RATINGS_DEBOUNCE_SECONDS * 4):
+    try:
+        first = cache.add(f"bidel:ratings:{ladder_id}", True, timeout=RATINGS_DEBOUNCE_SECONDS * 4)
+    except Exception:
+        logger.exception("the cache failed: ladder %s's refit is scheduled undebounced", ladder_id)
+        first = True
+    if not first:
         return False
-    transaction.on_commit(
-        lambda: current_app.send_task(
-            "arena.ratings_recompute", args=[ladder_id], countdown=RATINGS_DEBOUNCE_SECONDS
-        )
-    )
+    _enqueue("arena.ratings_recompute", ladder_id, countdown=RATINGS_DEBOUNCE_SECONDS)
     return True
 
 
@@ -289,7 +397,7 @@ def match_attempt_failed(*, match_id: int, attempt: int, error: str) -> None:
     match = Match.objects.select_for_update().get(pk=match_id)
     if match.status != Match.Status.RUNNING or match.attempts != attempt:
         return
-    match.error = error[:2000]
+    match.error = clean_text(error)[:2000]
     if match.attempts >= MAX_ATTEMPTS:
         match.status = Match.Status.FAILED
     else:
@@ -318,7 +426,8 @@ RESEND_SECONDS = int(getattr(settings, "MATCH_RESEND_SECONDS", 120))
 
 def matches_reap() -> int:
     """Re-queue matches whose worker was lost (expired lease; failed once out of attempts),
-    and send again the messages of matches queued too long."""
+    and send again the messages of matches queued too long and of versions waiting too long
+    for their validation (a broker that failed when they were stored)."""
     now = timezone.now()
     expired = list(
         Match.objects.filter(status=Match.Status.RUNNING, lease_until__lt=now).values_list(
@@ -334,6 +443,11 @@ def matches_reap() -> int:
     ).values_list("pk", flat=True)
     for match_id in stale:
         _enqueue("arena.match_run", match_id)
+    waiting = BotVersion.objects.filter(
+        status=BotVersion.Status.PENDING, created_at__lt=now - timedelta(seconds=RESEND_SECONDS)
+    ).values_list("pk", flat=True)
+    for version_id in waiting:
+        _enqueue("arena.version_validate", version_id)
     return len(expired)
 
 
@@ -396,7 +510,11 @@ def ratings_recompute(*, ladder: Ladder) -> list[Rating]:
     """Refit the ladder's ratings from its whole match log (a pure function of it)."""
     from django.core.cache import cache
 
-    cache.delete(f"bidel:ratings:{ladder.pk}")  # results from now on schedule the next refit
+    try:
+        cache.delete(f"bidel:ratings:{ladder.pk}")  # results from now on schedule the next refit
+    except Exception:  # the key expires by itself: a refit is not worth failing for it
+        logger.exception("the cache failed: ladder %s's debounce key stays until it expires",
+                         ladder.pk)  # fmt: skip
     tables = ladder_tables(ladder)
     anchors = [str(pk) for pk in ladder.entries.exclude(builtin="").values_list("pk", flat=True)]
     fitted = fit_ratings(tables, anchors)

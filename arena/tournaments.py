@@ -5,7 +5,6 @@ harmless to run twice); the scheduling and the statistics are pure (:mod:`arena.
 
 from __future__ import annotations
 
-import hashlib
 import math
 import random
 import statistics
@@ -29,6 +28,7 @@ from arena.scheduling import (
     swiss_round,
 )
 from arena.selectors import active_version
+from arena.text import clean_text
 from bots_sdk.builtin import BUILTIN
 from bots_sdk.stats import mean_ci
 from engine.rules import RuleSet
@@ -88,14 +88,16 @@ def tournament_create(
     """A scheduled tournament; ``bots`` are bot ids or built-in names."""
     if format not in Tournament.Format.values:
         raise ValidationError({"format": f"one of {', '.join(Tournament.Format.values)}"})
-    ruleset = RuleSet.from_spec(rules)
+    ruleset = services.rules_within_bounds(
+        rules, hands=hands_per_table, max_hands=services.TOURNAMENT_MAX_HANDS
+    )
     if ruleset.players != table_size:
         ruleset = RuleSet.from_preset(ruleset.preset, players=table_size)
     if format == Tournament.Format.MATCH_TEST:
         if len(bots) != 2:
             raise ValidationError({"bots": "a match test is between exactly two bots"})
         duplicate = True  # a paired test needs the same deals on both sides
-        params = {**MATCH_TEST_DEFAULTS, **(params or {})}
+        params = {**MATCH_TEST_DEFAULTS, **_match_test_params(params or {})}
     elif len(bots) < table_size:
         raise ValidationError({"bots": f"{len(bots)} bots cannot fill a table of {table_size}"})
     if len({str(b) for b in bots}) != len(bots):
@@ -103,7 +105,7 @@ def tournament_create(
     if repeat:
         parse_cron(repeat)
     tournament = Tournament.objects.create(
-        name=name, rules=ruleset.to_spec(), format=format, table_size=table_size,
+        name=clean_text(name), rules=ruleset.to_spec(), format=format, table_size=table_size,
         games_per_table=games_per_table, hands_per_table=hands_per_table, duplicate=duplicate,
         ladder=ladder, starts_at=starts_at, repeat=repeat, rounds=rounds, params=params or {},
         created_by=created_by,
@@ -121,6 +123,36 @@ def tournament_create(
     return tournament
 
 
+#: The most deals a match test may play before it stops undecided.
+MAX_DEALS = 10_000
+
+
+def _match_test_params(params: dict[str, Any]) -> dict[str, Any]:
+    """The SPRT's settings, checked: known names, finite numbers in range."""
+    unknown = sorted(set(params) - set(MATCH_TEST_DEFAULTS))
+    if unknown:
+        known = ", ".join(MATCH_TEST_DEFAULTS)
+        raise ValidationError({"params": f"unknown setting {unknown[0]!r}; settings: {known}"})
+    for name, value in params.items():
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise ValidationError({"params": f"{name} must be a number"})
+        if not math.isfinite(value) or abs(value) > 10_000:
+            raise ValidationError({"params": f"{name} must be a finite number within ±10000"})
+    for name in ("alpha", "beta"):
+        if name in params and not 0 < params[name] < 0.5:
+            raise ValidationError({"params": f"{name} must lie between 0 and 0.5"})
+    if "max_deals" in params:
+        if (
+            params["max_deals"] != int(params["max_deals"])
+            or not 1 <= params["max_deals"] <= MAX_DEALS
+        ):
+            raise ValidationError(
+                {"params": f"max_deals must be a whole number from 1 to {MAX_DEALS}"}
+            )
+        params = {**params, "max_deals": int(params["max_deals"])}
+    return params
+
+
 def _copy_for_next_edition(tournament: Tournament) -> Tournament | None:
     if not tournament.repeat or tournament.editions.exists():
         return None
@@ -136,13 +168,6 @@ def _copy_for_next_edition(tournament: Tournament) -> Tournament | None:
     for entry in tournament.entries.all():
         TournamentEntry.objects.create(tournament=edition, bot=entry.bot, builtin=entry.builtin)
     return edition
-
-
-def _seed(tournament: Tournament, round_number: int, table: int, game: int) -> int:
-    digest = hashlib.sha256(
-        f"bidel-tournament/1:{tournament.pk}:{round_number}:{table}:{game}".encode()
-    )
-    return int.from_bytes(digest.digest()[:7], "big")
 
 
 def tournament_start(*, tournament_id: int) -> Tournament | None:
@@ -222,8 +247,10 @@ def _create_round(tournament: Tournament, number: int) -> list[Match]:
     tournament.save(update_fields=["current_round"])
     created = []
     for index, table in enumerate(_tables_for(tournament, number)):
-        for game in range(max(1, tournament.games_per_table)):
-            seed = _seed(tournament, number, index, game)
+        for _game in range(max(1, tournament.games_per_table)):
+            # Drawn (never derived from public numbers), stored with each match: the
+            # rotations of a duplicate table replay this one deal, and standings pair by it.
+            seed = services.new_seed()
             rotations = range(tournament.table_size) if tournament.duplicate else range(1)
             for rotation in rotations:
                 seated = [table[(s + rotation) % len(table)] for s in range(len(table))]

@@ -2,7 +2,11 @@
 
 A ``.py`` file (UTF-8, valid Python) or a ``.zip`` with ``bot.py`` at its root: capped in size,
 in entries and in uncompressed size (a zip bomb is refused without being inflated past the
-cap), with no absolute paths, no ``..``, no links.
+cap), with no absolute paths, no ``..``, no links, no member too deep or too long to unpack.
+
+The syntax of every Python file is checked by a child interpreter under a memory and a CPU
+limit: a source written to exhaust the parser (``"(" * 100000``, a million chained ``+1``)
+costs that child, never the web server, and is refused with a reason like any other.
 
 >>> check_upload("bot.py", b"x = 1\\n")
 'py'
@@ -15,14 +19,55 @@ arena.uploads.UploadError: upload a .py file or a .zip with bot.py at its root, 
 from __future__ import annotations
 
 import io
+import json
+import lzma
 import stat
+import struct
+import subprocess
+import sys
 import zipfile
+import zlib
 from pathlib import PurePosixPath
 from typing import BinaryIO
 
 MAX_UPLOAD = 1024 * 1024  # bytes, as uploaded
 MAX_ENTRIES = 100
 MAX_UNCOMPRESSED = 8 * 1024 * 1024
+#: Bytes of one Python file: as much as a whole ``.py`` upload may be.
+MAX_SOURCE = MAX_UPLOAD
+#: Folders deep, and characters long, a zip member's path may be (the runner unpacks it).
+MAX_DEPTH = 16
+MAX_PATH = 255
+#: The syntax checker's limits: address space (bytes) and CPU seconds. A hostile 1 MiB source
+#: makes ``compile`` build a ~400 MB tree; this stops it at the cap.
+CHECK_MEMORY = 512 * 1024 * 1024
+CHECK_SECONDS = 10
+
+#: Errors a damaged or hostile archive raises on opening or reading a member.
+_ZIP_ERRORS = (
+    zipfile.BadZipFile, zipfile.LargeZipFile, NotImplementedError, RuntimeError, EOFError,
+    OSError, ValueError, zlib.error, lzma.LZMAError, struct.error,
+)  # fmt: skip
+
+#: Run by ``python -I -S``: the sources come as JSON on stdin; the first problem goes to
+#: stdout as JSON (nothing when all compile).
+_CHECKER = f"""
+import json, resource, sys
+resource.setrlimit(resource.RLIMIT_AS, ({CHECK_MEMORY}, {CHECK_MEMORY}))
+resource.setrlimit(resource.RLIMIT_CPU, ({CHECK_SECONDS}, {CHECK_SECONDS}))
+for name, text in json.load(sys.stdin):
+    try:
+        compile(text, name, "exec", dont_inherit=True)
+    except SyntaxError as exc:
+        print(json.dumps({{"name": name, "line": exc.lineno, "msg": exc.msg}}))
+        break
+    except (RecursionError, MemoryError) as exc:
+        print(json.dumps({{"name": name, "nested": type(exc).__name__}}))
+        break
+    except ValueError as exc:
+        print(json.dumps({{"name": name, "msg": str(exc)}}))
+        break
+"""
 
 
 class UploadError(ValueError):
@@ -38,15 +83,48 @@ def read_upload(file: BinaryIO) -> bytes:
     return file.read(MAX_UPLOAD + 1)
 
 
-def _check_source(name: str, data: bytes) -> None:
+def _decoded(name: str, data: bytes) -> str:
+    if len(data) > MAX_SOURCE:
+        raise UploadError(f"{name} is {len(data)} bytes of Python; the limit is {MAX_SOURCE}")
     try:
-        text = data.decode("utf-8")
+        return data.decode("utf-8")
     except UnicodeDecodeError:
         raise UploadError(f"{name} is not UTF-8 text") from None
+
+
+def check_sources(sources: list[tuple[str, str]]) -> None:
+    """Compile every ``(name, text)`` in a child interpreter with limits; the first that does
+    not compile is refused, saying why.
+
+    >>> check_sources([("bot.py", "x = (" * 1000 + "1" + ")" * 1000)])
+    Traceback (most recent call last):
+    ...
+    arena.uploads.UploadError: bot.py: syntax error on line 1: too many nested parentheses
+    >>> check_sources([("bot.py", "x = 1" + " + 1" * 300_000)])
+    Traceback (most recent call last):
+    ...
+    arena.uploads.UploadError: bot.py is nested too deeply to compile (RecursionError)
+    """
+    if not sources:
+        return
     try:
-        compile(text, name, "exec", dont_inherit=True)
-    except SyntaxError as exc:
-        raise UploadError(f"{name}: syntax error on line {exc.lineno}: {exc.msg}") from None
+        done = subprocess.run(
+            [sys.executable, "-I", "-S", "-c", _CHECKER], input=json.dumps(sources),
+            capture_output=True, text=True, timeout=CHECK_SECONDS * 2, env={},
+        )  # fmt: skip
+    except subprocess.TimeoutExpired:
+        raise UploadError(f"the code took more than {CHECK_SECONDS * 2} s to check") from None
+    if done.returncode != 0:  # killed at a limit (CPU, memory) before it could say why
+        raise UploadError("the code is too large or too deeply nested to check")
+    if not done.stdout.strip():
+        return
+    problem = json.loads(done.stdout)
+    name = problem["name"]
+    if "nested" in problem:
+        raise UploadError(f"{name} is nested too deeply to compile ({problem['nested']})")
+    if problem.get("line"):
+        raise UploadError(f"{name}: syntax error on line {problem['line']}: {problem['msg']}")
+    raise UploadError(f"{name}: {problem['msg']}")
 
 
 def check_upload(filename: str, data: bytes) -> str:
@@ -57,34 +135,48 @@ def check_upload(filename: str, data: bytes) -> str:
         raise UploadError(f"the file is {len(data)} bytes; the limit is {MAX_UPLOAD}")
     lower = filename.lower()
     if lower.endswith(".py"):
-        _check_source(filename, data)
+        check_sources([(filename, _decoded(filename, data))])
         return "py"
     if not lower.endswith(".zip"):
         raise UploadError(f"upload a .py file or a .zip with bot.py at its root, not {filename!r}")
     try:
         archive = zipfile.ZipFile(io.BytesIO(data))
-    except zipfile.BadZipFile:
+        entries = archive.infolist()
+    except _ZIP_ERRORS:
         raise UploadError(f"{filename} is not a readable zip archive") from None
-    entries = archive.infolist()
     if len(entries) > MAX_ENTRIES:
         raise UploadError(f"the zip holds {len(entries)} entries; the limit is {MAX_ENTRIES}")
     total = 0
     names = set()
+    sources = []
     for entry in entries:
         path = PurePosixPath(entry.filename.replace("\\", "/"))
         if path.is_absolute() or ".." in path.parts or entry.filename.startswith("/"):
             raise UploadError(f"the zip entry {entry.filename!r} points outside the archive")
         if stat.S_ISLNK(entry.external_attr >> 16):
             raise UploadError(f"the zip entry {entry.filename!r} is a link; links are refused")
+        if len(entry.filename) > MAX_PATH or len(path.parts) > MAX_DEPTH:
+            raise UploadError(
+                f"the zip entry {entry.filename[:40]!r}… is too deep or too long a path; the "
+                f"limits are {MAX_DEPTH} folders and {MAX_PATH} characters"
+            )
+        if entry.filename in names:
+            raise UploadError(f"the zip holds {entry.filename!r} twice")
         remaining = MAX_UNCOMPRESSED - total
-        with archive.open(entry) as handle:
-            content = handle.read(remaining + 1)  # never inflate past the cap
+        try:
+            with archive.open(entry) as handle:
+                content = handle.read(remaining + 1)  # never inflate past the cap
+        except _ZIP_ERRORS as exc:
+            raise UploadError(
+                f"the zip entry {entry.filename!r} cannot be read ({type(exc).__name__})"
+            ) from None
         total += len(content)
         if total > MAX_UNCOMPRESSED:
             raise UploadError(f"the zip unpacks to more than {MAX_UNCOMPRESSED} bytes")
         if entry.filename.endswith(".py"):
-            _check_source(entry.filename, content)
+            sources.append((entry.filename, _decoded(entry.filename, content)))
         names.add(entry.filename)
     if "bot.py" not in names:
         raise UploadError("the zip has no bot.py at its root")
+    check_sources(sources)
     return "zip"

@@ -1,7 +1,6 @@
 """The arena's REST API, mounted under ``/api/``."""
 
 from django.urls import path
-from rest_framework.authtoken.views import obtain_auth_token
 from rest_framework.routers import DefaultRouter
 
 from arena.api import views
@@ -13,4 +12,4 @@ router.register("ladders", views.LadderViewSet, basename="ladder")
 router.register("matches", views.MatchViewSet, basename="match")
 router.register("tournaments", views.TournamentViewSet, basename="tournament")
 
-urlpatterns = [path("token/", obtain_auth_token, name="token"), *router.urls]
+urlpatterns = [path("token/", views.TokenView.as_view(), name="token"), *router.urls]

@@ -26,7 +26,7 @@ from rest_framework.authtoken.serializers import AuthTokenSerializer
 from rest_framework.serializers import Serializer
 from rest_framework.throttling import ScopedRateThrottle
 
-from arena import selectors, services
+from arena import logins, selectors, services
 from arena.api.serializers import (
     BotSerializer,
     ChallengeSerializer,
@@ -233,7 +233,26 @@ def _form(request: HttpRequest, *, title: str, intro: str, fields: list[FormFiel
     context = {"title": title, "intro": intro, "fields": fields, "general": general,
                "submit": submit, "multipart": any(f.kind == "file" for f in fields),
                **(extra or {})}  # fmt: skip
-    return render(request, "arena/form.html", context, status=400 if errors else status)
+    return render(request, "arena/form.html", context,
+                  status=400 if errors and status == 200 else status)  # fmt: skip
+
+
+@dataclass(frozen=True)
+class _Scope:
+    """A stand-in view for DRF's scoped throttle: the API's scope, one allowance for both
+    doors."""
+
+    throttle_scope: str
+
+
+def _throttled(request: HttpRequest, scope: str) -> dict[str, list[str]]:
+    """The API's throttle of ``scope`` counts this request: no errors when it may go on, else
+    the API's message."""
+    throttle = ScopedRateThrottle()
+    if throttle.allow_request(request, _Scope(scope)):  # type: ignore[arg-type]
+        return {}
+    wait = throttle.wait()
+    return {"detail": [str(exceptions.Throttled(math.ceil(wait) if wait else None).detail)]}
 
 
 def signup(request: HttpRequest) -> HttpResponse:
@@ -245,16 +264,23 @@ def signup(request: HttpRequest) -> HttpResponse:
                   autocomplete="new-password"),
     ]  # fmt: skip
     errors: dict[str, list[str]] = {}
+    status = 200
     if request.method == "POST":
-        user, errors = _submit(
-            UserCreateSerializer(data=request.POST), lambda data: services.user_create(**data)
-        )
+        errors = _throttled(request, "signup")
+        user = None
+        if errors:
+            status = 429
+        else:
+            user, errors = _submit(
+                UserCreateSerializer(data=request.POST), lambda data: services.user_create(**data)
+            )
         if user is not None:
             login(request, user, backend="django.contrib.auth.backends.ModelBackend")
             messages.success(request, f"Welcome, {user.username}. Your account is ready.")
             return redirect("account")
     return _form(request, title="Sign up", intro="An account lets you upload bots and ask for "
-                 "challenges.", fields=fields, errors=errors, submit="Sign up")  # fmt: skip
+                 "challenges.", fields=fields, errors=errors, submit="Sign up",
+                 status=status)  # fmt: skip
 
 
 def login_page(request: HttpRequest) -> HttpResponse:
@@ -264,18 +290,32 @@ def login_page(request: HttpRequest) -> HttpResponse:
         FormField("password", "Password", kind="password", autocomplete="current-password"),
     ]  # fmt: skip
     errors: dict[str, list[str]] = {}
+    status = 200
     if request.method == "POST":
-        # The API's token endpoint checks credentials with this serializer: the same message.
-        check = AuthTokenSerializer(data=request.POST, context={"request": request})
-        user, errors = _submit(check, lambda data: data["user"])
+        username, address = request.POST.get("username", ""), logins.client_address(request)
+        wait = logins.login_wait(username, address)
+        errors = _throttled(request, "login")
+        user = None
+        if wait:  # locked out: the password is not even checked
+            errors, status = {"detail": [logins.too_many_message(wait)]}, 429
+        elif errors:
+            status = 429
+        else:
+            # The API's token endpoint checks credentials with this serializer: the same message.
+            check = AuthTokenSerializer(data=request.POST, context={"request": request})
+            user, errors = _submit(check, lambda data: data["user"])
+            if user is None:
+                logins.login_failed(username, address)
         if user is not None:
+            logins.login_succeeded(username, address)
             login(request, user)
             target = request.GET.get("next", "")
             safe = url_has_allowed_host_and_scheme(
                 target, allowed_hosts={request.get_host()}, require_https=request.is_secure()
             )
             return redirect(target if safe else "account")
-    return _form(request, title="Log in", intro="", fields=fields, errors=errors, submit="Log in")
+    return _form(request, title="Log in", intro="", fields=fields, errors=errors, submit="Log in",
+                 status=status)  # fmt: skip
 
 
 @require_POST
@@ -286,14 +326,19 @@ def logout_page(request: HttpRequest) -> HttpResponse:
 
 @login_required
 def account(request: HttpRequest) -> HttpResponse:
+    status = 200
     if request.method == "POST":  # a new API token (the old one stops working)
-        Token.objects.filter(user=request.user).delete()
-        Token.objects.create(user=request.user)
-        messages.success(request, "A new API token was made; the old one no longer works.")
-        return redirect("account")
+        refused = _throttled(request, "token")
+        if not refused:
+            services.token_rotate(user=request.user)
+            messages.success(request, "A new API token was made; the old one no longer works.")
+            return redirect("account")
+        for message in refused["detail"]:
+            messages.error(request, message)
+        status = 429
     bots = Bot.objects.filter(owner=request.user).order_by("name")
     token = Token.objects.filter(user=request.user).first()
-    return render(request, "arena/account.html", {"bots": bots, "token": token})
+    return render(request, "arena/account.html", {"bots": bots, "token": token}, status=status)
 
 
 @login_required
@@ -348,10 +393,6 @@ def version_upload(request: HttpRequest, bot_id: int) -> HttpResponse:
                  errors=errors, submit="Upload", extra={"back": bot})  # fmt: skip
 
 
-class _ChallengeScope:
-    throttle_scope = "challenges"  # the API's scope: one allowance for both doors
-
-
 @login_required
 def challenge_new(request: HttpRequest) -> HttpResponse:
     try:
@@ -373,13 +414,8 @@ def challenge_new(request: HttpRequest) -> HttpResponse:
     ]  # fmt: skip
     errors: dict[str, Any] = {}
     if request.method == "POST":
-        throttle = ScopedRateThrottle()
-        if not throttle.allow_request(request, _ChallengeScope()):  # type: ignore[arg-type]
-            wait = throttle.wait()
-            errors = {
-                "detail": [str(exceptions.Throttled(math.ceil(wait) if wait else None).detail)]
-            }
-        else:
+        errors = _throttled(request, "challenges")
+        if not errors:
             seats = [_seat_value(request.POST.get(f"seat{i}", "")) for i in range(1, count + 1)]
             seats = [s for s in seats if s != ""]
             preset = request.POST.get("rules", "standard")
@@ -391,9 +427,8 @@ def challenge_new(request: HttpRequest) -> HttpResponse:
                 data["hands"] = request.POST["hands"]
             match, errors = _submit(
                 ChallengeSerializer(data=data),
-                lambda v: services.match_create(
-                    kind=Match.Kind.CHALLENGE, seats=v["seats"], rules=v["rules"],
-                    hands=v.get("hands"), requested_by=request.user,
+                lambda v: services.challenge_create(
+                    user=request.user, seats=v["seats"], rules=v["rules"], hands=v.get("hands"),
                 ),
             )  # fmt: skip
             if match is not None:
@@ -415,7 +450,7 @@ def _seat_value(text: str) -> Any:
     """A seat as the API takes it: a built-in's name, a bot id, or a bot's name turned into
     its id (anything else is left for the serializer to refuse, in the API's words)."""
     text = text.strip()
-    if text.isdigit():
+    if text.isascii() and text.isdigit() and len(text) <= 18:  # "²" is a digit, not a number
         return int(text)
     if text and text not in BUILTIN:
         found = Bot.objects.filter(name__iexact=text).values_list("pk", flat=True).first()

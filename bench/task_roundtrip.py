@@ -26,7 +26,7 @@ import django  # noqa: E402
 
 django.setup()
 
-from hearts_platform.broker import embedded_transport, redis_transport  # noqa: E402
+from hearts_runner.broker import embedded_transport, redis_transport  # noqa: E402
 from tests.support import celery_worker, child_env, client_app  # noqa: E402
 
 

@@ -8,7 +8,7 @@ Variables (all optional except SECRET_KEY when DEBUG is off):
 - ``CSRF_TRUSTED_ORIGINS``: comma-separated origins (``https://bidel.example``).
 - ``DATABASE_URL``: e.g. ``postgres://user@host:5432/db``; default: SQLite in var/.
 - ``REDIS_URL``: when set, Celery's broker and result backend and the cache; else an embedded
-  broker in var/ that needs no server (see hearts_platform/broker.py) and a file cache.
+  broker in var/ that needs no server (see hearts_runner/broker.py) and a file cache.
 - ``BIDEL_VAR_DIR``: where the SQLite file, the embedded broker, results and cache live
   (default: ``var/`` in the project).
 - ``CELERY_TASK_SOFT_TIME_LIMIT`` / ``CELERY_TASK_TIME_LIMIT``: seconds (defaults 900 / 960).
@@ -21,8 +21,8 @@ from pathlib import Path
 
 import dj_database_url
 
-from hearts_platform.broker import embedded_transport, redis_transport
 from hearts_platform.env import Env, SettingsError
+from hearts_runner.broker import embedded_transport, redis_transport
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 env = Env()
@@ -202,11 +202,41 @@ REST_FRAMEWORK = {
         "rest_framework.authentication.TokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
-    "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
+    "DEFAULT_PAGINATION_CLASS": "arena.api.pagination.PageNumberPagination",
     "PAGE_SIZE": 50,
+    "DEFAULT_RENDERER_CLASSES": [
+        "arena.api.renderers.JSONRenderer",
+        "rest_framework.renderers.BrowsableAPIRenderer",
+    ],
     "EXCEPTION_HANDLER": "arena.api.views.api_exception_handler",
-    "DEFAULT_THROTTLE_RATES": {"challenges": env.str("CHALLENGE_RATE", "30/hour")},
+    # Per user (challenges, token) or per address (signup, login); the forms count in the same
+    # buckets as the API (arena/web.py).
+    "DEFAULT_THROTTLE_RATES": {
+        "challenges": env.str("CHALLENGE_RATE", "30/hour"),
+        "signup": "20/hour",
+        "login": "30/minute",
+        "token": "20/hour",
+    },
+    # gunicorn faces the clients: the address is REMOTE_ADDR; a client's X-Forwarded-For would
+    # otherwise give it a fresh throttle bucket per request.
+    "NUM_PROXIES": 0,
 }
+#: Challenges one user may have queued or running at once.
+CHALLENGE_MAX_OPEN = 3
+#: Failed log-ins of one username from one address before both doors refuse it for the rest
+#: of the window (seconds from the first failure): arena/logins.py.
+LOGIN_MAX_FAILURES = 5
+LOGIN_FAILURE_WINDOW = 15 * 60
+
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
+    {
+        "NAME": "django.contrib.auth.password_validation.MinimumLengthValidator",
+        "OPTIONS": {"min_length": 10},
+    },
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
+]
 SPECTACULAR_SETTINGS = {
     "ENUM_NAME_OVERRIDES": {
         "VersionStatusEnum": "arena.models.BotVersion.Status",

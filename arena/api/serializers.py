@@ -5,11 +5,13 @@ from __future__ import annotations
 from typing import Any
 
 from django.contrib.auth import get_user_model
+from django.contrib.auth.password_validation import validate_password
+from django.core.exceptions import ValidationError as DjangoValidationError
 from rest_framework import serializers
 
 from arena.models import Bot, BotVersion, Ladder, Match, MatchSeat, Tournament
 from arena.selectors import active_version
-from arena.services import SeatSpec
+from arena.services import CHALLENGE_MAX_HANDS, SeatSpec
 from bots_sdk.builtin import BUILTIN
 
 
@@ -18,6 +20,16 @@ class UserCreateSerializer(serializers.Serializer):
     password = serializers.CharField(
         min_length=10, max_length=128, write_only=True, trim_whitespace=False
     )
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        """Django's password validators (settings.AUTH_PASSWORD_VALIDATORS), the username
+        known to the similarity check."""
+        user = get_user_model()(username=attrs["username"])
+        try:
+            validate_password(attrs["password"], user=user)
+        except DjangoValidationError as exc:
+            raise serializers.ValidationError({"password": list(exc.messages)}) from None
+        return attrs
 
 
 class UserSerializer(serializers.ModelSerializer):
@@ -29,6 +41,7 @@ class UserSerializer(serializers.ModelSerializer):
 class BotSerializer(serializers.ModelSerializer):
     owner = serializers.CharField(source="owner.username", read_only=True)
     name = serializers.RegexField(r"^[A-Za-z0-9_.-]{2,64}$", max_length=64)
+    description = serializers.CharField(max_length=2000, allow_blank=True, required=False)
     active_version = serializers.SerializerMethodField()
 
     class Meta:
@@ -67,6 +80,24 @@ class LadderSerializer(serializers.ModelSerializer):
         fields = ["id", "name", "rules", "table_size", "hands", "concurrency", "active"]
 
 
+class NamedBotSerializer(serializers.Serializer):
+    id = serializers.IntegerField(allow_null=True, help_text="null for a built-in")
+    name = serializers.CharField()
+
+
+class RankingSerializer(serializers.Serializer):
+    """A row of ``selectors.ladder_rankings`` (documentation of the shape only)."""
+
+    rank = serializers.IntegerField()
+    bot = NamedBotSerializer()
+    builtin = serializers.BooleanField()
+    version = serializers.IntegerField(allow_null=True)
+    rating = serializers.FloatField()
+    ci95 = serializers.ListField(child=serializers.FloatField(), min_length=2, max_length=2)
+    live_elo = serializers.FloatField()
+    matches = serializers.IntegerField()
+
+
 class EntryCreateSerializer(serializers.Serializer):
     bot = serializers.IntegerField(min_value=1)
 
@@ -90,6 +121,7 @@ class SeatSerializer(serializers.ModelSerializer):
 
 class MatchSerializer(serializers.ModelSerializer):
     seats = SeatSerializer(many=True, read_only=True)
+    seed = serializers.SerializerMethodField()
 
     class Meta:
         model = Match
@@ -98,11 +130,16 @@ class MatchSerializer(serializers.ModelSerializer):
             "attempts", "seats", "created_at", "started_at", "finished_at",
         ]  # fmt: skip
 
+    def get_seed(self, match: Match) -> int | None:
+        """The deal seed, once the match is finished (null before: nobody may know the deals
+        of a match still to be played)."""
+        return match.seed if match.status == Match.Status.FINISHED else None
+
 
 class ChallengeSerializer(serializers.Serializer):
     seats = serializers.ListField(child=serializers.JSONField(), min_length=3, max_length=11)
     rules = serializers.JSONField(default="standard")
-    hands = serializers.IntegerField(min_value=1, max_value=50, required=False)
+    hands = serializers.IntegerField(min_value=1, max_value=CHALLENGE_MAX_HANDS, required=False)
 
     def validate_seats(self, value: list[Any]) -> list[SeatSpec]:
         """Each seat a bot id with an active version, or a built-in's name."""
@@ -110,7 +147,7 @@ class ChallengeSerializer(serializers.Serializer):
         for item in value:
             if isinstance(item, str) and item in BUILTIN:
                 seats.append(SeatSpec(builtin=item))
-            elif isinstance(item, int) and not isinstance(item, bool):
+            elif isinstance(item, int) and not isinstance(item, bool) and 1 <= item < 2**63:
                 version = active_version(item)
                 if version is None or version.bot.disabled:
                     raise serializers.ValidationError(f"bot {item} has no active version")
@@ -156,3 +193,19 @@ class TournamentCreateSerializer(serializers.Serializer):
     repeat = serializers.CharField(max_length=100, required=False, allow_blank=True)
     rounds = serializers.IntegerField(min_value=1, max_value=100, required=False)
     params = serializers.DictField(required=False)
+
+
+class StandingSerializer(serializers.Serializer):
+    """A row of ``tournaments.tournament_standings`` (documentation of the shape only)."""
+
+    rank = serializers.IntegerField()
+    entry = serializers.IntegerField()
+    bot = NamedBotSerializer()
+    version = serializers.IntegerField(allow_null=True)
+    points = serializers.FloatField()
+    mean_points_per_hand = serializers.FloatField()
+    ci95 = serializers.ListField(child=serializers.FloatField(), min_length=2, max_length=2)
+    hands = serializers.IntegerField()
+    matches = serializers.IntegerField()
+    wins = serializers.IntegerField()
+    faults = serializers.IntegerField()

@@ -2,24 +2,41 @@
 
 from __future__ import annotations
 
+import re
+from collections.abc import Mapping
 from typing import Any
 
 from django.core.exceptions import ValidationError as DjangoValidationError
-from django.db import transaction
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import extend_schema
 from rest_framework import exceptions, mixins, permissions, status, viewsets
+from rest_framework.authtoken.views import ObtainAuthToken
 from rest_framework.decorators import action
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.throttling import ScopedRateThrottle
 from rest_framework.views import exception_handler
 
-from arena import selectors, services
+from arena import logins, selectors, services
 from arena.api import serializers as s
 from arena.models import Bot, BotVersion, Ladder, LadderEntry, Match
 from arena.uploads import UploadError, read_upload
 from engine.rules import RulesError
+
+#: An id in a query or a path: 1 to 18 ASCII digits (within a signed 64-bit integer), no sign.
+ID_PATTERN = r"[1-9][0-9]{0,17}"
+_ID = re.compile(rf"\A{ID_PATTERN}\Z")
+
+
+def id_param(params: Any, name: str) -> int | None:
+    """A query parameter that names a row: absent (None), or an id; anything else is a 400
+    (``²`` is a digit to ``str.isdigit`` but not to ``int``; 23 digits overflow a column)."""
+    value = params.get(name)
+    if value in (None, ""):
+        return None
+    if not _ID.match(value):
+        raise exceptions.ValidationError({name: "must be an id: a whole number from 1"})
+    return int(value)
 
 
 def api_exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
@@ -35,10 +52,12 @@ def api_exception_handler(exc: Exception, context: dict[str, Any]) -> Response |
 
 
 class UserViewSet(mixins.CreateModelMixin, viewsets.GenericViewSet):
-    """Sign up: ``POST /api/users/`` {username, password}."""
+    """Sign up: ``POST /api/users/`` {username, password}; throttled per address."""
 
     permission_classes = [permissions.AllowAny]
     serializer_class = s.UserCreateSerializer
+    throttle_classes = [ScopedRateThrottle]
+    throttle_scope = "signup"
 
     @extend_schema(request=s.UserCreateSerializer, responses={201: s.UserSerializer})
     def create(self, request: Request, *args: Any, **kwargs: Any) -> Response:
@@ -46,6 +65,31 @@ class UserViewSet(mixins.CreateModelMixin, viewsets.GenericViewSet):
         data.is_valid(raise_exception=True)
         user = services.user_create(**data.validated_data)
         return Response(s.UserSerializer(user).data, status=status.HTTP_201_CREATED)
+
+
+class TokenView(ObtainAuthToken):
+    """Log in: ``POST /api/token/`` {username, password} → {token}. Throttled per address,
+    and a username that failed too often from an address is refused without a password check
+    (:mod:`arena.logins`, shared with the log-in form)."""
+
+    throttle_classes = [ScopedRateThrottle]
+    throttle_scope = "login"
+
+    def post(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        data = request.data if isinstance(request.data, Mapping) else {}
+        username, address = str(data.get("username", "")), logins.client_address(request)
+        wait = logins.login_wait(username, address)
+        if wait:
+            refused = exceptions.Throttled(detail=logins.too_many_message(wait))
+            refused.wait = wait  # the Retry-After header
+            raise refused
+        try:
+            response = super().post(request, *args, **kwargs)
+        except exceptions.ValidationError:
+            logins.login_failed(username, address)
+            raise
+        logins.login_succeeded(username, address)
+        return response
 
 
 class IsOwnerOrReadOnly(permissions.BasePermission):
@@ -56,6 +100,7 @@ class IsOwnerOrReadOnly(permissions.BasePermission):
 class BotViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
     """Bots: anyone reads; a signed-in user creates; the owner uploads versions."""
 
+    lookup_value_regex = ID_PATTERN
     queryset = Bot.objects.select_related("owner").order_by("id")
     serializer_class = s.BotSerializer
     permission_classes = [permissions.IsAuthenticatedOrReadOnly, IsOwnerOrReadOnly]
@@ -83,7 +128,7 @@ class BotViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gene
         return Response(s.VersionOwnerSerializer(version).data, status=status.HTTP_201_CREATED)
 
     @extend_schema(responses={200: s.VersionOwnerSerializer})
-    @action(detail=True, methods=["get"], url_path=r"versions/(?P<number>[0-9]+)")
+    @action(detail=True, methods=["get"], url_path=r"versions/(?P<number>[0-9]{1,9})")
     def version(
         self, request: Request, pk: str | None = None, number: str | None = None
     ) -> Response:
@@ -96,6 +141,7 @@ class BotViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gene
 class LadderViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
     """Ladders, their entries and rankings."""
 
+    lookup_value_regex = ID_PATTERN
     queryset = Ladder.objects.order_by("id")
     serializer_class = s.LadderSerializer
     permission_classes = [permissions.IsAuthenticatedOrReadOnly]
@@ -113,7 +159,8 @@ class LadderViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.G
         code = status.HTTP_201_CREATED if created else status.HTTP_200_OK
         return Response({"entry": entry.pk, "bot": bot.pk, "ladder": ladder.pk}, status=code)
 
-    @action(detail=True, methods=["get"])
+    @extend_schema(responses={200: s.RankingSerializer(many=True)})
+    @action(detail=True, methods=["get"], pagination_class=None)  # one unpaginated list
     def rankings(self, request: Request, pk: str | None = None) -> Response:
         return Response(selectors.ladder_rankings(self.get_object()))
 
@@ -121,6 +168,7 @@ class LadderViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.G
 class MatchViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
     """Matches: anyone reads them and their records; a signed-in user asks for challenges."""
 
+    lookup_value_regex = ID_PATTERN
     serializer_class = s.MatchSerializer
     permission_classes = [permissions.IsAuthenticatedOrReadOnly]
     throttle_scope = "challenges"
@@ -130,15 +178,6 @@ class MatchViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Ge
 
     def get_queryset(self) -> Any:
         params = self.request.query_params
-
-        def number(name: str) -> int | None:
-            value = params.get(name)
-            if value in (None, ""):
-                return None
-            if not str(value).isdigit():
-                raise exceptions.ValidationError({name: "must be a number"})
-            return int(value)
-
         status_filter = params.get("status")
         if status_filter and status_filter not in Match.Status.values:
             raise exceptions.ValidationError({"status": f"one of {', '.join(Match.Status.values)}"})
@@ -146,8 +185,8 @@ class MatchViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Ge
         if kind and kind not in Match.Kind.values:
             raise exceptions.ValidationError({"kind": f"one of {', '.join(Match.Kind.values)}"})
         return selectors.matches(
-            ladder=number("ladder"), bot=number("bot"), status=status_filter, kind=kind,
-            tournament=number("tournament"),
+            ladder=id_param(params, "ladder"), bot=id_param(params, "bot"), status=status_filter,
+            kind=kind, tournament=id_param(params, "tournament"),
         )  # fmt: skip
 
     @extend_schema(request=s.ChallengeSerializer, responses={201: s.MatchSerializer})
@@ -155,11 +194,10 @@ class MatchViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Ge
         data = s.ChallengeSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         values = data.validated_data
-        with transaction.atomic():
-            match = services.match_create(
-                kind=Match.Kind.CHALLENGE, seats=values["seats"], rules=values["rules"],
-                hands=values.get("hands"), requested_by=request.user,
-            )  # fmt: skip
+        match = services.challenge_create(
+            user=request.user, seats=values["seats"], rules=values["rules"],
+            hands=values.get("hands"),
+        )  # fmt: skip
         return Response(s.MatchSerializer(match).data, status=status.HTTP_201_CREATED)
 
     @extend_schema(responses={200: dict})
@@ -188,6 +226,7 @@ class MatchViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Ge
 class TournamentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
     """Tournaments: anyone reads them and their standings; staff create, start and cancel."""
 
+    lookup_value_regex = ID_PATTERN
     serializer_class = s.TournamentSerializer
     permission_classes = [permissions.IsAuthenticatedOrReadOnly]
 
@@ -233,8 +272,8 @@ class TournamentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewse
         tournament = tournaments.tournament_cancel(tournament_id=self.get_object().pk)
         return Response(s.TournamentSerializer(tournament).data)
 
-    @extend_schema(responses={200: dict})
-    @action(detail=True, methods=["get"])
+    @extend_schema(responses={200: s.StandingSerializer(many=True)})
+    @action(detail=True, methods=["get"], pagination_class=None)  # one unpaginated list
     def standings(self, request: Request, pk: str | None = None) -> Response:
         from arena import tournaments
 

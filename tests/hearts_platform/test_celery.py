@@ -10,8 +10,8 @@ import pytest
 from django.conf import settings
 
 from arena.tasks import ping
-from hearts_platform.broker import embedded_transport, redis_transport
 from hearts_platform.celery import app
+from hearts_runner.broker import embedded_transport, redis_transport
 from tests.support import celery_worker, child_env, client_app, requires_redis
 
 
