@@ -66,6 +66,10 @@ class BotVersion(models.Model):
     validation_log = models.TextField(blank=True, default="")
     #: When it was uploaded.
     created_at = models.DateTimeField(auto_now_add=True)
+    #: The validation's claim token: a runner's result is stored only under it.
+    claim_token = models.CharField(max_length=64, blank=True, default="")
+    #: When its validation was sent to the runners (it expires after a while unanswered).
+    claimed_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["bot_id", "number"]
@@ -295,6 +299,8 @@ class Match(models.Model):
     attempts = models.PositiveIntegerField(default=0)
     #: A running match whose lease has passed is given to another worker.
     lease_until = models.DateTimeField(null=True, blank=True)
+    #: The current claim's token: a runner's result is stored only under it.
+    claim_token = models.CharField(max_length=64, blank=True, default="")
     #: The game record (engine format, with per-seat extras).
     record = models.JSONField(null=True, blank=True)
     #: Why it failed, for the operators.

@@ -8,7 +8,6 @@ import hashlib
 import logging
 import random
 import secrets
-import tempfile
 from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
@@ -37,13 +36,14 @@ from arena.ratings import Table, fit_ratings, live_elo, places_from_scores
 from arena.text import clean_json, clean_text
 from arena.uploads import UploadError, check_upload
 from bots_sdk.builtin import BUILTIN
-from bots_sdk.runner import TimeControl, run_match
 
 #: A claimed match is given to another worker once its lease has passed (MATCH_LEASE_SECONDS).
 LEASE_SECONDS = int(getattr(settings, "MATCH_LEASE_SECONDS", 20 * 60))
 #: Claims of a match before it is marked failed (platform failures only).
 MAX_ATTEMPTS = 3
 VALIDATION_HANDS = 2
+#: The built-ins a new version plays its validation match against.
+VALIDATORS = ("low", "random", "heuristic")
 #: The highest target score of a match a user asks for (a challenge, a tournament): a game to
 #: the target ends after at most a few dozen hands of ordinary play.
 MAX_TARGET = 500
@@ -137,58 +137,40 @@ def version_upload(*, bot: Bot, user: Any, filename: str, data: bytes) -> BotVer
     return version
 
 
-def _write_code(version: BotVersion, folder: Path) -> Path:
-    suffix = ".zip" if version.filename.lower().endswith(".zip") else ".py"
-    path = folder / f"{version.bot.name}-v{version.number}{suffix}"
-    path.write_bytes(bytes(version.code))
-    return path
-
-
 def version_validate(*, version_id: int) -> BotVersion:
-    """Play a short sandboxed match against built-ins on an unguessable deal: any fault
-    rejects the version. It always ends active or rejected, never stuck in ``validating``."""
-    with transaction.atomic():
-        claimed = BotVersion.objects.filter(pk=version_id, status=BotVersion.Status.PENDING).update(
-            status=BotVersion.Status.VALIDATING
+    """Validate a version in this process, through the same job and store as a runner's
+    (:func:`arena.jobs.version_validate_here`). Workers send validations to the runners
+    instead (:func:`arena.jobs.version_dispatch`)."""
+    from arena import jobs  # arena.jobs builds on this module
+
+    return jobs.version_validate_here(version_id=version_id)
+
+
+@transaction.atomic
+def version_settle(*, version_id: int, claim: str, log: list[str], accepted: bool) -> bool:
+    """End a validation under its claim: active (the bot's previous active version retires)
+    or rejected, with the log its owner reads. A stale or repeated result changes nothing;
+    it always ends the version's ``validating``."""
+    version = (
+        BotVersion.objects.select_for_update()
+        .filter(pk=version_id, status=BotVersion.Status.VALIDATING, claim_token=claim)
+        .first()
+    )
+    if version is None:
+        return False
+    if accepted:
+        BotVersion.objects.filter(bot_id=version.bot_id, status=BotVersion.Status.ACTIVE).update(
+            status=BotVersion.Status.RETIRED
         )
-    version = BotVersion.objects.select_related("bot").get(pk=version_id)
-    if not claimed:
-        return version  # validated already (or being validated): a redelivery
-    seed = new_seed()
-    log = [f"validation match: {VALIDATION_HANDS} hands against low, random, heuristic "
-           f"(seed {seed})"]  # fmt: skip
-    faults: list[dict[str, Any]] = []
-    try:
-        with tempfile.TemporaryDirectory() as folder:
-            path = _write_code(version, Path(folder))
-            result = run_match(
-                "standard", seed=seed, bots=[str(path), "low", "random", "heuristic"],
-                hands=VALIDATION_HANDS, time_control=TimeControl(move=1.0, bank=10.0),
-                unsafe=settings.BIDEL_UNSAFE_NO_SANDBOX,
-            )  # fmt: skip
-    except Exception as exc:  # the platform failed: say so, and let the author upload again
-        logger.exception("validation of version %s could not be played", version_id)
-        faults = [{"class": "platform", "detail": repr(exc)}]
-        log.append(f"the validation match could not be played: {exc!r}")
+        version.status = BotVersion.Status.ACTIVE
+        log = [*log, "active: it now plays for the bot"]
     else:
-        seat = result.games[0].seats[0]
-        faults = seat.faults
-        log += [f"{f['class']}: {f['detail']} (hand {f['hand']}, {f['decision']})" for f in faults]
-        if seat.stderr:
-            log.append("stderr:\n" + seat.stderr)
-    with transaction.atomic():
-        if faults:
-            version.status = BotVersion.Status.REJECTED
-            log.append("rejected: fix the faults above and upload again")
-        else:
-            BotVersion.objects.filter(bot=version.bot, status=BotVersion.Status.ACTIVE).update(
-                status=BotVersion.Status.RETIRED
-            )
-            version.status = BotVersion.Status.ACTIVE
-            log.append("active: it now plays for the bot")
-        version.validation_log = clean_text("\n".join(str(line) for line in log))
-        version.save(update_fields=["status", "validation_log"])
-    return version
+        version.status = BotVersion.Status.REJECTED
+        if not log or not log[-1].startswith("this is the platform's doing"):
+            log = [*log, "rejected: fix the faults above and upload again"]
+    version.validation_log = clean_text("\n".join(str(line) for line in log))
+    version.save(update_fields=["status", "validation_log"])
+    return True
 
 
 # --- matches ------------------------------------------------------------------------------
@@ -295,8 +277,9 @@ def challenge_create(
     )
 
 
-def match_claim(*, match_id: int) -> Match | None:
-    """Compare-and-set: queued (or running with an expired lease) → running, attempt + 1."""
+def match_claim(*, match_id: int, claim: str = "") -> Match | None:
+    """Compare-and-set: queued (or running with an expired lease) → running, attempt + 1,
+    under a new claim token (a result is stored only under it)."""
     now = timezone.now()
     claimed = Match.objects.filter(
         Q(status=Match.Status.QUEUED) | Q(status=Match.Status.RUNNING, lease_until__lt=now),
@@ -304,43 +287,32 @@ def match_claim(*, match_id: int) -> Match | None:
         attempts__lt=MAX_ATTEMPTS,
     ).update(
         status=Match.Status.RUNNING, attempts=F("attempts") + 1,
-        lease_until=now + timedelta(seconds=LEASE_SECONDS), started_at=now,
+        lease_until=now + timedelta(seconds=LEASE_SECONDS), started_at=now, claim_token=claim,
     )  # fmt: skip
     return Match.objects.get(pk=match_id) if claimed else None
 
 
 def match_run(*, match_id: int) -> Match | None:
-    """Claim, play and finish a match; None when another worker has it or it is done."""
-    match = match_claim(match_id=match_id)
-    if match is None:
-        return None
-    seats = list(match.seats.select_related("version__bot").order_by("seat"))
-    try:
-        with tempfile.TemporaryDirectory() as folder:
-            bots = [
-                s.builtin if s.builtin else str(_write_code(s.version, Path(folder)))  # type: ignore[arg-type]
-                for s in seats
-            ]
-            result = run_match(
-                match.rules, seed=match.seed, bots=bots, hands=match.hands,
-                time_control=TimeControl(move=1.0, bank=10.0),
-                unsafe=settings.BIDEL_UNSAFE_NO_SANDBOX,
-            )  # fmt: skip
-    except Exception as exc:  # the platform failed, not a bot: retry, then fail unrated
-        match_attempt_failed(match_id=match_id, attempt=match.attempts, error=repr(exc))
-        raise
-    match_finish(match_id=match_id, attempt=match.attempts, result=result.games[0].to_dict())
-    return Match.objects.get(pk=match_id)
+    """Claim, play and finish a match in this process, through the same job and store as a
+    runner's (:func:`arena.jobs.match_play_here`); None when it is claimed elsewhere or done.
+    Workers send matches to the runners instead (:func:`arena.jobs.match_dispatch`)."""
+    from arena import jobs  # arena.jobs builds on this module
+
+    return jobs.match_play_here(match_id=match_id)
 
 
 @transaction.atomic
-def match_finish(*, match_id: int, attempt: int, result: dict[str, Any]) -> bool:
-    """Store a match's result once: only the worker holding this attempt's claim may. What
-    the bots wrote (stderr, fault details, names) is cleaned first (:mod:`arena.text`)."""
+def match_finish(
+    *, match_id: int, attempt: int, result: dict[str, Any], claim: str | None = None
+) -> bool:
+    """Store a match's result once: only the holder of this attempt's claim (and token,
+    when given) may. What the bots wrote (stderr, fault details, names) is cleaned first
+    (:mod:`arena.text`)."""
     now = timezone.now()
     result = clean_json(result)
+    holder = Q(claim_token=claim) if claim is not None else Q()
     stored = Match.objects.filter(
-        pk=match_id, status=Match.Status.RUNNING, attempts=attempt
+        holder, pk=match_id, status=Match.Status.RUNNING, attempts=attempt
     ).update(status=Match.Status.FINISHED, record=result, finished_at=now, lease_until=None)
     if not stored:
         return False  # a duplicate or stale worker: the first result stands
@@ -405,6 +377,17 @@ def match_attempt_failed(*, match_id: int, attempt: int, error: str) -> None:
         _enqueue("arena.match_run", match.pk)
     match.lease_until = None
     match.save(update_fields=["status", "error", "lease_until"])
+
+
+@transaction.atomic
+def match_fail(*, match_id: int, attempt: int, error: str) -> bool:
+    """A match that cannot be played as given (its job was refused): failed at once, with
+    the reason, never rated."""
+    return bool(
+        Match.objects.filter(pk=match_id, status=Match.Status.RUNNING, attempts=attempt).update(
+            status=Match.Status.FAILED, error=clean_text(error)[:2000], lease_until=None
+        )
+    )
 
 
 @transaction.atomic

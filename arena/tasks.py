@@ -12,7 +12,7 @@ from typing import Any
 
 from celery import shared_task
 
-from arena import services, tournaments
+from arena import jobs, services, tournaments
 from arena.models import Ladder
 
 
@@ -28,15 +28,22 @@ def ping(self: Any, payload: Any = None) -> dict[str, Any]:
 
 @shared_task(name="arena.match_run", max_retries=services.MAX_ATTEMPTS)
 def match_run(match_id: int) -> str | None:
-    """Play a queued match (a no-op when it is claimed elsewhere or done)."""
-    match = services.match_run(match_id=match_id)
+    """Claim a queued match and send it to the runners (a no-op when it is claimed
+    elsewhere or done)."""
+    match = jobs.match_dispatch(match_id=match_id)
     return None if match is None else match.status
 
 
 @shared_task(name="arena.version_validate")
 def version_validate(version_id: int) -> str:
-    """Validate a new bot version by a short sandboxed match."""
-    return services.version_validate(version_id=version_id).status
+    """Send a new bot version's validation match to the runners."""
+    return jobs.version_dispatch(version_id=version_id).status
+
+
+@shared_task(name="arena.job_finished")
+def job_finished(result: dict[str, Any]) -> bool:
+    """A runner's result: stored if its claim still holds, else refused (and logged)."""
+    return jobs.job_store(result=result)
 
 
 @shared_task(name="arena.ratings_recompute")
@@ -55,8 +62,9 @@ def ladders_fill() -> int:
 
 @shared_task(name="arena.matches_reap")
 def matches_reap() -> int:
-    """Periodic: re-queue matches whose worker was lost."""
-    return services.matches_reap()
+    """Periodic: re-queue matches whose worker or runner was lost; end validations no runner
+    answered."""
+    return services.matches_reap() + jobs.versions_expire()
 
 
 @shared_task(name="arena.tournament_advance")

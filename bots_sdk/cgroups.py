@@ -21,6 +21,7 @@ from __future__ import annotations
 import os
 import select
 import signal
+import subprocess
 import time
 import uuid
 from dataclasses import dataclass, field
@@ -102,16 +103,23 @@ def support() -> Support:
         mounts, own = _mounts(), _own_groups()
     except OSError as exc:
         return Support(0, detail=f"cgroups unreadable: {exc}")
-    v1 = {}
+    v1: dict[str, Path] = {}
+    problems: dict[str, str] = {}
     for root, point, fs, options in mounts:
         for name in V1_CONTROLLERS:
             if fs == "cgroup" and name in options and name in own and name not in v1:
-                v1[name] = _below(root, point, own[name])
+                # A container may see a read-only mount first and a writable one of its own
+                # (mount_private_hierarchies) later: take the first that lets us make groups.
+                candidate = _below(root, point, own[name])
+                problem = _writable_dir(candidate)
+                if problem:
+                    problems.setdefault(name, problem)
+                else:
+                    v1[name] = candidate
     if len(v1) == len(V1_CONTROLLERS):
-        problems = [p for p in (_writable_dir(v1[n]) for n in V1_CONTROLLERS) if p]
-        if not problems:
-            return Support(1, v1, "cgroup v1: memory, pids and cpuacct per seat")
-        return Support(0, detail=problems[0])
+        return Support(1, v1, "cgroup v1: memory, pids and cpuacct per seat")
+    if problems:
+        return Support(0, detail=next(iter(problems.values())))
     for root, point, fs, _ in mounts:
         if fs == "cgroup2" and "" in own:
             parent = _below(root, point, own[""])
@@ -127,6 +135,32 @@ def support() -> Support:
             return Support(2, {"unified": parent}, "cgroup v2: memory, pids and cpu per seat")
     missing = [n for n in V1_CONTROLLERS if n not in v1]
     return Support(0, detail=f"no cgroup controllers for {', '.join(missing)}")
+
+
+#: Where :func:`mount_private_hierarchies` mounts the v1 controllers.
+PRIVATE_ROOT = Path("/run/bidel-cgroup")
+
+
+def mount_private_hierarchies() -> list[str]:
+    """Mount each v1 controller the referee lacks a writable view of under
+    :data:`PRIVATE_ROOT` (root with CAP_SYS_ADMIN: a runner container, whose
+    ``/sys/fs/cgroup`` Docker mounts read-only; with ``--cgroupns=private`` the mount shows
+    the container's own group, so its limits still bound every bot). Returns what it
+    mounted; the caller then asks :func:`support` again."""
+    if support().ok or os.geteuid() != 0:
+        return []
+    mounted = []
+    for name in V1_CONTROLLERS:
+        target = PRIVATE_ROOT / name
+        target.mkdir(parents=True, exist_ok=True)
+        if os.path.ismount(target):
+            continue
+        done = subprocess.run(["mount", "-t", "cgroup", "-o", name, f"bidel-{name}", str(target)],
+                              capture_output=True, text=True)  # fmt: skip
+        if done.returncode == 0:
+            mounted.append(name)
+    support.cache_clear()
+    return mounted
 
 
 def _alive(pid: int) -> bool:

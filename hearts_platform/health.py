@@ -1,12 +1,11 @@
-"""Is the platform able to run matches? Database, broker and workers, each checked for real.
+"""Is the platform able to run matches? Database, broker, workers, runners and the runners'
+sandbox, each checked for real.
 
 Plain functions returning plain dicts; the ``/api/health/`` view only renders them.
 """
 
 from __future__ import annotations
 
-import functools
-import os
 import time
 from typing import Any
 
@@ -14,7 +13,7 @@ from celery import Celery
 from django.db import connections
 from kombu.utils.url import maybe_sanitize_url
 
-from bots_sdk.sandbox import SandboxUnavailable, default_launcher, per_bot_limits
+from hearts_runner.config import RUNNER_QUEUE
 
 
 def _elapsed_ms(started: float) -> float:
@@ -48,53 +47,60 @@ def check_broker(app: Celery, *, timeout: float) -> dict[str, Any]:
 
 
 def check_workers(app: Celery, *, timeout: float) -> dict[str, Any]:
-    """Broadcast a ping and collect the workers that answer within ``timeout`` seconds."""
+    """Broadcast one question to every worker — what can your sandbox do, which queues do
+    you serve (``bidel_sandbox``, :mod:`hearts_runner.tasks`) — and collect the answers that
+    come within ``timeout`` seconds: the workers, the runners among them (those serving the
+    runner queue) and the sandbox as the runners see it."""
     started = time.perf_counter()
     try:
-        replies = app.control.ping(timeout=timeout) or []
+        replies = app.control.broadcast("bidel_sandbox", reply=True, timeout=timeout) or []
     except Exception as exc:  # broker down: no worker can be asked
-        return {"ok": False, "count": 0, "workers": [], "error": str(exc).strip()}
-    names = sorted(name for reply in replies for name in reply)
-    result: dict[str, Any] = {
-        "ok": bool(names),
-        "count": len(names),
-        "workers": names,
-        "latency_ms": _elapsed_ms(started),
-    }
+        error = str(exc).strip()
+        return {
+            "workers": {"ok": False, "count": 0, "workers": [], "error": error},
+            "runners": {"ok": False, "count": 0, "runners": [], "error": error},
+            "sandbox": {"ok": False, "detail": "no runner could be asked: " + error},
+        }
+    answers = {name: status for reply in replies for name, status in reply.items()}
+    names = sorted(answers)
+    latency = _elapsed_ms(started)
+    workers: dict[str, Any] = {"ok": bool(names), "count": len(names), "workers": names,
+                               "latency_ms": latency}  # fmt: skip
     if not names:
-        result["error"] = f"no worker answered a ping within {timeout:g} s"
-    return result
-
-
-@functools.lru_cache(maxsize=1)
-def check_sandbox() -> dict[str, Any]:
-    """Can this process sandbox a bot, with which backend, and which limits cover a bot's
-    whole process tree (cgroups) rather than each of its processes? Probed once per process
-    (a probe starts a sandbox). Informational here: the workers run the matches."""
-    backend = os.environ.get("BIDEL_SANDBOX", "bubblewrap")
-    report: dict[str, Any] = {"backend": backend, "limits": per_bot_limits()}
-    try:
-        default_launcher(backend=backend)
-    except SandboxUnavailable as exc:
-        return {"ok": False, **report, "detail": str(exc)}
-    return {"ok": True, **report, "detail": "a bot can be sandboxed here"}
+        workers["error"] = f"no worker answered a ping within {timeout:g} s"
+    runners = sorted(n for n, a in answers.items() if RUNNER_QUEUE in (a.get("queues") or []))
+    sandboxed = [n for n in runners if answers[n].get("ok")]
+    runner_report: dict[str, Any] = {"ok": bool(runners), "count": len(runners),
+                                     "runners": runners}  # fmt: skip
+    if not runners:
+        runner_report["error"] = f"no worker serves the {RUNNER_QUEUE!r} queue: nothing plays"
+    if sandboxed:
+        first = answers[sandboxed[0]]
+        sandbox = {"ok": True, "runners": len(sandboxed), "backend": first.get("backend"),
+                   "limits": first.get("limits"), "detail": first.get("detail")}  # fmt: skip
+    elif runners:
+        first = answers[runners[0]]
+        sandbox = {"ok": False, "runners": 0, "backend": first.get("backend"),
+                   "limits": first.get("limits"),
+                   "detail": f"no runner can sandbox bots: {first.get('detail')}"}  # fmt: skip
+    else:
+        sandbox = {"ok": False, "runners": 0, "detail": "no runner answered"}
+    return {"workers": workers, "runners": runner_report, "sandbox": sandbox}
 
 
 def health_report(app: Celery, *, timeout: float) -> dict[str, Any]:
-    """The three checks and an overall ``status`` of ``ok`` or ``error``; the sandbox as this
-    process sees it, for information."""
+    """Database, broker, workers, runners and the runners' sandbox, and an overall ``status``
+    of ``ok`` (every part ok) or ``error``."""
     database = check_database()
     broker = check_broker(app, timeout=timeout)
-    workers = (
-        check_workers(app, timeout=timeout)
-        if broker["ok"]
-        else {"ok": False, "count": 0, "workers": [], "error": "broker unreachable"}
-    )
-    healthy = database["ok"] and broker["ok"] and workers["ok"]
-    return {
-        "status": "ok" if healthy else "error",
-        "database": database,
-        "broker": broker,
-        "workers": workers,
-        "sandbox": check_sandbox(),
-    }
+    if broker["ok"]:
+        tiers = check_workers(app, timeout=timeout)
+    else:
+        tiers = {
+            "workers": {"ok": False, "count": 0, "workers": [], "error": "broker unreachable"},
+            "runners": {"ok": False, "count": 0, "runners": [], "error": "broker unreachable"},
+            "sandbox": {"ok": False, "detail": "broker unreachable: no runner could be asked"},
+        }
+    parts = {"database": database, "broker": broker, **tiers}
+    healthy = all(part["ok"] for part in parts.values())
+    return {"status": "ok" if healthy else "error", **parts}

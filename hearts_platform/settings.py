@@ -23,6 +23,7 @@ import dj_database_url
 
 from hearts_platform.env import Env, SettingsError
 from hearts_runner.broker import embedded_transport, redis_transport
+from hearts_runner.config import RUNNER_QUEUE
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 env = Env()
@@ -180,6 +181,10 @@ CELERY_BEAT_SCHEDULE = {
         "schedule": float(env.int("TOURNAMENT_TICK_SECONDS", 5, minimum=1)),
     },
 }
+# The runner tier (hearts_runner, docs/operations.md): matches and validations go to the
+# runners' queue as self-contained jobs; on one host a worker may serve both queues.
+CELERY_TASK_ROUTES = {"runner.*": {"queue": RUNNER_QUEUE}}
+CELERY_INCLUDE = ["hearts_runner.tasks"]
 CELERY_TIMEZONE = "UTC"
 CELERY_ENABLE_UTC = True
 

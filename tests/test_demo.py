@@ -73,8 +73,9 @@ def test_demo_comes_up_healthy_and_ctrl_c_leaves_nothing_behind(tmp_path: Path) 
         assert health["status"] == "ok"
         assert health["database"] == health["database"] | {"ok": True, "vendor": "sqlite"}
         assert health["broker"]["ok"] and health["broker"]["transport"] == "filesystem"
-        assert health["workers"]["ok"] and health["workers"]["count"] >= 1
-        # web (gunicorn master + workers), worker (celery + pool) and the demo itself
+        assert health["workers"]["ok"] and health["workers"]["count"] >= 2
+        assert health["runners"]["count"] == 1 and health["sandbox"]["ok"]
+        # web (gunicorn master + workers), worker and runner (celery + pool), the demo itself
         assert len(_processes_with(marker)) >= 5
 
         demo.send_signal(signal.SIGINT)  # what Ctrl-C in the terminal delivers

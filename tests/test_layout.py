@@ -25,7 +25,8 @@ def _our_top_level_names() -> set[str]:
 
 def test_no_top_level_package_shadows_the_standard_library() -> None:
     names = _our_top_level_names()
-    assert {"engine", "bots_sdk", "arena", "hearts_platform", "manage", "tests"} <= names
+    assert {"engine", "bots_sdk", "arena", "hearts_platform", "hearts_runner", "manage",
+            "tests"} <= names
     assert not names & sys.stdlib_module_names, "rename these: they hide standard modules"
 
 
@@ -66,3 +67,20 @@ def test_arena_never_imports_the_project() -> None:
                 names = [node.module]
             offenders += [f"{path}: {n}" for n in names if n.split(".")[0] == "hearts_platform"]
     assert offenders == []
+
+
+def test_the_runner_tier_loads_neither_the_platform_nor_its_settings() -> None:
+    # A runner holds no secrets: it must start with only the broker's address, so nothing of
+    # the Django project, the arena app or Django's settings may load with it.
+    code = (
+        "import sys\n"
+        "import hearts_runner.celery, hearts_runner.tasks, hearts_runner.__main__\n"
+        "ours = sorted(m for m in sys.modules if m.split('.')[0] in ('arena', 'hearts_platform'))\n"
+        "assert not ours, ours\n"
+        "assert 'django.conf' not in sys.modules and 'django.db' not in sys.modules\n"
+        "print('ok')\n"
+    )
+    env = child_env({"DJANGO_SETTINGS_MODULE": None, "SECRET_KEY": None, "DATABASE_URL": None})
+    completed = run_python(code, env)
+    assert completed.returncode == 0, completed.stderr
+    assert completed.stdout.strip() == "ok"

@@ -408,7 +408,7 @@ def test_forms_show_errors_beside_the_fields_in_the_apis_words(tab: Tab, world: 
 def test_author_signs_up_uploads_and_challenges_through_the_forms(tab: Tab, world: World) -> None:
     name = f"author{uuid.uuid4().hex[:6]}"
     page = tab.page
-    with celery_worker(env=world.env, hostname=f"{name}@browser", queues=["celery"]):
+    with celery_worker(env=world.env, hostname=f"{name}@browser", queues=["celery", "runner"]):
         tab.open("/signup/")
         page.get_by_label("Username").fill(name)
         page.get_by_label("Password").fill(PASSWORD)

@@ -38,7 +38,7 @@ def workers(settings: Any) -> Iterator[Callable[..., Any]]:
         def start(**extra: str) -> Any:
             name = f"e2e-{uuid.uuid4().hex[:6]}@test"
             return stack.enter_context(
-                celery_worker(env=worker_env(**extra), hostname=name, queues=["celery"])
+                celery_worker(env=worker_env(**extra), hostname=name, queues=["celery", "runner"])
             )
 
         yield start

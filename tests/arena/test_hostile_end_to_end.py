@@ -57,7 +57,7 @@ def test_a_bot_writing_nul_is_validated_played_stored_and_shown(settings: Any) -
     client.credentials(HTTP_AUTHORIZATION=f"Token {token}")
     bot = client.post("/api/bots/", {"name": "noisy"}).json()["id"]
     name = f"hostile-{uuid.uuid4().hex[:6]}@test"
-    with celery_worker(env=worker_env(), hostname=name, queues=["celery"]):
+    with celery_worker(env=worker_env(), hostname=name, queues=["celery", "runner"]):
         for number, code in ((1, NOISY), (2, CRASHING)):
             upload = client.post(
                 f"/api/bots/{bot}/versions/",

@@ -9,9 +9,9 @@ from celery import Celery
 from django.db import connection
 from rest_framework.test import APIClient
 
-from bots_sdk import cgroups
+from bots_sdk.sandbox import SandboxUnavailable, default_launcher
 from hearts_platform.celery import app
-from hearts_platform.health import check_broker, check_sandbox, health_report
+from hearts_platform.health import check_broker, health_report
 from tests.support import celery_worker, child_env, requires_postgres
 
 pytestmark = pytest.mark.django_db
@@ -30,16 +30,58 @@ def test_without_a_worker_health_is_503_and_names_the_workers() -> None:
     assert "no worker answered" in body["workers"]["error"]
 
 
-def test_with_a_worker_health_is_200_and_lists_it() -> None:
+def _sandbox_env() -> dict[str, str]:
+    """This process's environment for a worker that runs bots: sandboxed where this host can,
+    else in the explicit development mode (which health names)."""
+    try:
+        default_launcher()
+    except SandboxUnavailable:
+        return child_env({"BIDEL_UNSAFE_NO_SANDBOX": "1"})
+    return child_env()
+
+
+def test_a_worker_that_is_no_runner_leaves_health_red() -> None:
     hostname = f"health-{uuid.uuid4().hex[:8]}@test"
     # Same environment as this test process, so the worker listens on the same broker.
     with celery_worker(env=child_env(), hostname=hostname, queues=[f"test-{uuid.uuid4().hex}"]):
         response = APIClient().get("/api/health/")
     body = response.json()
+    if body["runners"]["ok"]:
+        pytest.skip("another runner is serving this broker (e.g. a running demo)")
+    assert response.status_code == 503, body
+    assert hostname in body["workers"]["workers"] and body["workers"]["ok"]
+    assert "no worker serves the 'runner' queue" in body["runners"]["error"]
+    assert body["sandbox"]["ok"] is False
+
+
+def test_with_a_runner_health_is_200_and_says_how_bots_are_confined() -> None:
+    hostname = f"health-{uuid.uuid4().hex[:8]}@test"
+    env = _sandbox_env()
+    with celery_worker(env=env, hostname=hostname, queues=[f"test-{uuid.uuid4().hex}", "runner"]):
+        response = APIClient().get("/api/health/")
+    body = response.json()
     assert response.status_code == 200, body
     assert body["status"] == "ok"
-    assert hostname in body["workers"]["workers"]
+    assert hostname in body["workers"]["workers"] and hostname in body["runners"]["runners"]
     assert body["database"]["vendor"] == connection.vendor
+    sandbox = body["sandbox"]
+    assert sandbox["ok"] is True and sandbox["limits"].startswith(("per bot:", "per process"))
+    if env.get("BIDEL_UNSAFE_NO_SANDBOX"):
+        assert sandbox["detail"].startswith("UNSANDBOXED")
+    else:
+        assert sandbox["backend"] == "bubblewrap" and sandbox["detail"] == "bots are sandboxed"
+
+
+def test_runners_that_cannot_sandbox_make_health_red_with_the_reason() -> None:
+    hostname = f"health-{uuid.uuid4().hex[:8]}@test"
+    env = child_env({"BIDEL_SANDBOX": "jail", "BIDEL_UNSAFE_NO_SANDBOX": None})
+    with celery_worker(env=env, hostname=hostname, queues=[f"test-{uuid.uuid4().hex}", "runner"]):
+        response = APIClient().get("/api/health/")
+    body = response.json()
+    assert response.status_code == 503, body
+    assert body["runners"]["ok"] and hostname in body["runners"]["runners"]
+    assert body["sandbox"]["ok"] is False
+    assert "no runner can sandbox bots: unknown sandbox backend 'jail'" in body["sandbox"]["detail"]
 
 
 def test_unreachable_broker_is_reported_not_raised() -> None:
@@ -72,28 +114,3 @@ def test_health_reports_postgresql_when_configured() -> None:
         (version,) = cursor.fetchone()
     assert version.startswith("PostgreSQL")
     assert health_report(app, timeout=1)["database"]["vendor"] == "postgresql"
-
-
-def test_health_says_whether_bots_can_be_sandboxed_and_which_limits_are_per_bot(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    check_sandbox.cache_clear()
-    body = APIClient().get("/api/health/").json()
-    assert set(body["sandbox"]) >= {"ok", "backend", "limits", "detail"}
-    assert body["sandbox"]["limits"].startswith(("per bot:", "per process only:"))
-    # A host with no cgroups says that its limits hold per process only.
-    monkeypatch.setenv("BIDEL_CGROUPS", "off")
-    cgroups.support.cache_clear()
-    check_sandbox.cache_clear()
-    try:
-        body = APIClient().get("/api/health/").json()
-        assert body["sandbox"]["limits"].startswith("per process only:")
-        # An unknown backend: refused, with the reason.
-        monkeypatch.setenv("BIDEL_SANDBOX", "jail")
-        check_sandbox.cache_clear()
-        refused = APIClient().get("/api/health/").json()["sandbox"]
-        assert refused["ok"] is False and "unknown sandbox backend 'jail'" in refused["detail"]
-    finally:
-        monkeypatch.delenv("BIDEL_CGROUPS")
-        cgroups.support.cache_clear()
-        check_sandbox.cache_clear()

@@ -1,6 +1,6 @@
-"""``python manage.py demo``: Bidel on this machine — the web server and a Celery worker on
-the configured database and broker (by default SQLite and the embedded broker in var/) —
-seeded with demo users and bots that play the `standard` ladder; prints the rankings and the
+"""``python manage.py demo``: Bidel on this machine — the web server, a Celery worker and a
+runner (the tier that plays bots, holding no secrets) on the configured database and broker
+(by default SQLite and the embedded broker in var/) — seeded with demo users and bots that play the `standard` ladder; prints the rankings and the
 URLs to browse, then runs until Ctrl-C, which stops every process it started.
 """
 
@@ -25,6 +25,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 import bots_sdk
 from arena.supervisor import Supervisor
 from bots_sdk.sandbox import SandboxUnavailable, default_launcher
+from hearts_runner.config import FORBIDDEN as RUNNER_FORBIDDEN
 
 
 def _interrupt(signum: int, frame: Any) -> None:
@@ -80,8 +81,19 @@ class Command(BaseCommand):
                     f"--concurrency={concurrency}",
                     "--loglevel=INFO",
                     "--hostname=demo@%h",
+                    "--queues=celery",
                 ],
             )
+            # The runner tier on its own: the broker's address and nothing else of ours (the
+            # embedded broker's folder), as on a separate runner host.
+            runner_env = {k: v for k, v in os.environ.items() if k not in RUNNER_FORBIDDEN}
+            runner_env["BIDEL_VAR_DIR"] = str(settings.VAR_DIR)
+            supervisor.start(
+                "runner",
+                [sys.executable, "-m", "hearts_runner", f"--concurrency={concurrency}",
+                 "--hostname=demo-runner@%h"],
+                env=runner_env,
+            )  # fmt: skip
             supervisor.start(
                 "web",
                 [
@@ -113,7 +125,7 @@ class Command(BaseCommand):
                 f"the {name} process exited unexpectedly (code {code}); stopped the rest"
             )
         except KeyboardInterrupt:
-            self.stdout.write("Stopping web and worker…")
+            self.stdout.write("Stopping web, worker and runner…")
         finally:
             supervisor.stop_all()
         self.stdout.write("Stopped.")

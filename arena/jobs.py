@@ -1,0 +1,231 @@
+"""The platform's side of the runner tier: claim work, send it to the runners as a
+self-contained job (:mod:`bots_sdk.jobs`), and store what comes back — once, and only under
+the claim that sent it.
+
+A platform worker (database, no bots) claims a match or a new version's validation with a
+fresh claim token, and sends ``runner.play`` with the job after the claim commits. A runner
+(no database, no secrets) plays it and sends ``arena.job_finished`` with the result and the
+token. :func:`job_store` stores it only if the claim still holds: a result from a runner that
+was presumed lost, a duplicate, or a forged one (wrong token, another match's game) changes
+nothing.
+"""
+
+from __future__ import annotations
+
+import logging
+import secrets
+from datetime import timedelta
+from typing import Any
+
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+
+from arena import services
+from arena.models import BotVersion, Match
+from arena.text import clean_text
+from bots_sdk.jobs import Job, JobResult, Seat, run_job
+from engine.rules import RuleSet
+
+logger = logging.getLogger(__name__)
+
+#: The clock of every platform match and validation.
+MOVE_SECONDS, BANK_SECONDS = 1.0, 10.0
+#: A validation no runner has answered in this long ends rejected, saying so.
+VALIDATION_TIMEOUT = int(getattr(settings, "VALIDATION_TIMEOUT_SECONDS", 300))
+
+
+def new_claim() -> str:
+    return secrets.token_hex(16)
+
+
+def _send_job(job: Job) -> None:
+    transaction.on_commit(lambda: services._send("runner.play", [job.to_dict()]))
+
+
+def _seat(version: BotVersion | None, builtin: str) -> Seat:
+    if version is None:
+        return Seat.builtin_seat(builtin)
+    return Seat.code_seat(version.filename, bytes(version.code))
+
+
+# --- matches ------------------------------------------------------------------------------
+
+
+def _match_job(match: Match) -> Job:
+    seats = match.seats.select_related("version").order_by("seat")
+    return Job(
+        kind="match", ref=match.pk, claim=match.claim_token, rules=match.rules,
+        seed=match.seed, hands=match.hands, move=MOVE_SECONDS, bank=BANK_SECONDS,
+        seats=tuple(_seat(s.version, s.builtin) for s in seats),
+    )  # fmt: skip
+
+
+@transaction.atomic
+def match_dispatch(*, match_id: int) -> Match | None:
+    """Claim a queued match and send it to the runners; None when it is claimed elsewhere
+    or done (a redelivered message)."""
+    match = services.match_claim(match_id=match_id, claim=new_claim())
+    if match is None:
+        return None
+    _send_job(_match_job(match))
+    return match
+
+
+def match_play_here(*, match_id: int) -> Match | None:
+    """Claim a match and play it in this process, through the same job and the same store
+    as a runner's (a development machine's, a test's, a benchmark's shortcut)."""
+    match = services.match_claim(match_id=match_id, claim=new_claim())
+    if match is None:
+        return None
+    job_store(result=run_job(_match_job(match), unsafe=_unsafe()).to_dict())
+    return Match.objects.get(pk=match_id)
+
+
+def _unsafe() -> bool:
+    return bool(settings.BIDEL_UNSAFE_NO_SANDBOX)
+
+
+def _same_game(match: Match, game: Any) -> str:
+    """Why ``game`` is not a game of ``match`` ('' if it is)."""
+    if not isinstance(game, dict):
+        return "no game in the result"
+    try:
+        played, expected = RuleSet.from_spec(game.get("rules")), RuleSet.from_spec(match.rules)
+        if match.hands is not None:  # a hand count ends the game: the runner lifts the target
+            played, expected = (r.with_overrides(target=10**9) for r in (played, expected))
+        same_rules = played == expected
+    except Exception:  # noqa: BLE001 — anything unreadable is simply not this match's game
+        return "the result's rules are unreadable"
+    if not same_rules or game.get("seed") != match.seed:
+        return "the result is not this match's game (rules or seed differ)"
+    if len(game.get("seats") or []) != match.seats.count():
+        return "the result's seats differ from the match's"
+    return ""
+
+
+def _store_match(result: JobResult) -> bool:
+    match = Match.objects.filter(pk=result.ref).first()
+    if match is None or match.status != Match.Status.RUNNING or not result.claim or (
+        not secrets.compare_digest(match.claim_token, result.claim)
+    ):
+        logger.warning("match %s: result refused (stale, duplicate or forged claim)", result.ref)
+        return False
+    where = f"runner {result.runner}: " if result.runner else ""
+    if result.ok:
+        problem = _same_game(match, result.game)
+        if problem:
+            logger.warning("match %s: result refused: %s", result.ref, problem)
+            return False
+        try:
+            return services.match_finish(
+                match_id=match.pk, attempt=match.attempts, result=result.game or {},
+                claim=result.claim,
+            )  # fmt: skip
+        except Exception as exc:  # noqa: BLE001 — a record that does not replay is no result
+            logger.exception("match %s: the result does not replay", result.ref)
+            services.match_attempt_failed(
+                match_id=match.pk, attempt=match.attempts,
+                error=f"{where}the result did not replay: {exc!r}",
+            )  # fmt: skip
+            return False
+    error = clean_text(f"{where}{result.cause}: {result.error}")
+    if result.cause in ("code", "job"):
+        services.match_fail(match_id=match.pk, attempt=match.attempts, error=error)
+    else:  # the sandbox or the runner failed: another runner may do better
+        services.match_attempt_failed(match_id=match.pk, attempt=match.attempts, error=error)
+    return True
+
+
+# --- validation ---------------------------------------------------------------------------
+
+
+def _version_claim(version_id: int) -> tuple[BotVersion, Job | None]:
+    """Claim a pending version (pending → validating, a new token) and its validation job;
+    no job when it was claimed already (a redelivery)."""
+    claim = new_claim()
+    claimed = BotVersion.objects.filter(pk=version_id, status=BotVersion.Status.PENDING).update(
+        status=BotVersion.Status.VALIDATING, claim_token=claim, claimed_at=timezone.now()
+    )
+    version = BotVersion.objects.get(pk=version_id)
+    if not claimed:
+        return version, None
+    return version, Job(
+        kind="validation", ref=version.pk, claim=claim, rules="standard",
+        seed=services.new_seed(), hands=services.VALIDATION_HANDS, move=MOVE_SECONDS,
+        bank=BANK_SECONDS,
+        seats=(_seat(version, ""), *(Seat.builtin_seat(b) for b in services.VALIDATORS)),
+    )  # fmt: skip
+
+
+@transaction.atomic
+def version_dispatch(*, version_id: int) -> BotVersion:
+    """Claim a pending version and send its validation match to the runners."""
+    version, job = _version_claim(version_id)
+    if job is not None:
+        _send_job(job)
+    return version
+
+
+def version_validate_here(*, version_id: int) -> BotVersion:
+    """Validate a version in this process, through the same job and store as a runner's."""
+    version, job = _version_claim(version_id)
+    if job is not None:
+        job_store(result=run_job(job, unsafe=_unsafe()).to_dict())
+    return BotVersion.objects.get(pk=version_id)
+
+
+def _store_validation(result: JobResult) -> bool:
+    version = BotVersion.objects.filter(pk=result.ref).first()
+    if version is None or version.status != BotVersion.Status.VALIDATING or not result.claim or (
+        not secrets.compare_digest(version.claim_token, result.claim)
+    ):
+        logger.warning("version %s: result refused (stale, duplicate or forged)", result.ref)
+        return False
+    opponents = ", ".join(services.VALIDATORS)
+    if result.ok and result.game:
+        seat = result.game["seats"][0]
+        log = [f"validation match: {services.VALIDATION_HANDS} hands against {opponents} "
+               f"(seed {result.game.get('seed')})"]  # fmt: skip
+        faults = seat.get("faults") or []
+        log += [f"{f['class']}: {f['detail']} (hand {f['hand']}, {f['decision']})" for f in faults]
+        if seat.get("stderr"):
+            log.append("stderr:\n" + str(seat["stderr"]))
+    else:
+        faults = [{"class": result.cause}]
+        why = {
+            "sandbox": "no runner could sandbox it",
+            "code": "its code did not reach the runner intact",
+        }.get(result.cause, "the platform failed")
+        log = [f"not validated: {why}: {result.error}",
+               "this is the platform's doing, not your bot's: upload it again later"]  # fmt: skip
+    return services.version_settle(version_id=version.pk, claim=result.claim, log=log,
+                                   accepted=not faults)  # fmt: skip
+
+
+def versions_expire() -> int:
+    """Validations no runner answered within :data:`VALIDATION_TIMEOUT`: rejected, saying so
+    (never left ``validating``)."""
+    cutoff = timezone.now() - timedelta(seconds=VALIDATION_TIMEOUT)
+    expired = 0
+    for version in BotVersion.objects.filter(
+        status=BotVersion.Status.VALIDATING, claimed_at__lt=cutoff
+    ):
+        expired += services.version_settle(
+            version_id=version.pk, claim=version.claim_token, accepted=False,
+            log=[f"not validated: no runner played its validation within {VALIDATION_TIMEOUT} s",
+                 "this is the platform's doing, not your bot's: upload it again later"],
+        )  # fmt: skip
+    return expired
+
+
+def job_store(*, result: dict[str, Any]) -> bool:
+    """Store a runner's result (``arena.job_finished``); False when it was refused."""
+    try:
+        parsed = JobResult.from_dict(result)
+    except (KeyError, TypeError, ValueError):
+        logger.warning("a malformed job result was refused")
+        return False
+    if parsed.kind == "validation":
+        return _store_validation(parsed)
+    return _store_match(parsed)

@@ -1,0 +1,72 @@
+"""The runner's tasks: play a job, say what the sandbox can do. Thin shells over
+:func:`bots_sdk.jobs.run_job` (JSON in, JSON out; names explicit so queued work survives a
+refactoring)."""
+
+from __future__ import annotations
+
+import functools
+import os
+import socket
+from typing import Any
+
+from celery import current_app, shared_task
+from celery.worker.control import inspect_command
+
+from bots_sdk.jobs import Job, JobError, JobResult, run_job
+from bots_sdk.sandbox import SandboxUnavailable, default_launcher, per_bot_limits
+from hearts_runner.config import PLATFORM_QUEUE
+
+
+def _unsafe() -> bool:
+    return os.environ.get("BIDEL_UNSAFE_NO_SANDBOX", "").lower() in ("1", "true", "yes", "on")
+
+
+@functools.lru_cache(maxsize=1)
+def sandbox_status() -> dict[str, Any]:
+    """Can this runner sandbox a bot (probed once per process)? ``ok``, the backend, a line
+    saying why not, and whether the limits hold per bot or per process."""
+    backend = os.environ.get("BIDEL_SANDBOX", "bubblewrap")
+    status: dict[str, Any] = {"backend": backend, "limits": per_bot_limits()}
+    if _unsafe():  # an operator's explicit choice for a development machine, said out loud
+        return {**status, "ok": True, "backend": "none",
+                "detail": "UNSANDBOXED: BIDEL_UNSAFE_NO_SANDBOX is set (development only)"}
+    try:
+        default_launcher(backend=backend)
+    except SandboxUnavailable as exc:
+        return {**status, "ok": False, "detail": str(exc)}
+    return {**status, "ok": True, "detail": "bots are sandboxed"}
+
+
+@inspect_command(name="bidel_sandbox")
+def bidel_sandbox(state: Any, **_: Any) -> dict[str, Any]:
+    """Remote control: this worker's sandbox status (``/api/health/`` asks every worker)."""
+    queues = [q.name for q in state.consumer.task_consumer.queues] if state.consumer else []
+    return {**sandbox_status(), "queues": queues}
+
+
+def _identity(data: Any) -> tuple[str, int, str]:
+    """Kind, reference and claim of a job, as far as a malformed one says."""
+    if not isinstance(data, dict):
+        return "match", 0, ""
+    try:
+        return str(data.get("kind", "match")), int(data.get("ref", 0)), str(data.get("claim", ""))
+    except (TypeError, ValueError):
+        return "match", 0, ""
+
+
+@shared_task(name="runner.play", bind=True)
+def play(self: Any, job: dict[str, Any]) -> dict[str, Any]:
+    """Play one job and send its result to the platform (``arena.job_finished``)."""
+    runner = self.request.hostname or socket.gethostname()
+    try:
+        parsed = Job.from_dict(job)
+    except JobError as exc:
+        kind, ref, claim = _identity(job)
+        result = JobResult(kind, ref, claim, False, cause="job", error=str(exc), runner=runner)
+    else:
+        if _unsafe():
+            result = run_job(parsed, unsafe=True, runner=runner)
+        else:
+            result = run_job(parsed, runner=runner)
+    current_app.send_task("arena.job_finished", args=[result.to_dict()], queue=PLATFORM_QUEUE)
+    return {"kind": result.kind, "ref": result.ref, "ok": result.ok, "cause": result.cause}
