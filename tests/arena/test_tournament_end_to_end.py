@@ -41,7 +41,9 @@ def processes(settings: Any, tmp_path: Path) -> Iterator[Any]:
             def worker() -> Any:
                 name = f"t-{uuid.uuid4().hex[:6]}@test"
                 return stack.enter_context(
-                    celery_worker(env=worker_env(**FAST), hostname=name, queues=["celery", "runner"])
+                    celery_worker(
+                        env=worker_env(**FAST), hostname=name, queues=["celery", "runner"]
+                    )
                 )
 
             @staticmethod

@@ -1,7 +1,8 @@
 """``python manage.py demo``: Bidel on this machine — the web server, a Celery worker and a
 runner (the tier that plays bots, holding no secrets) on the configured database and broker
-(by default SQLite and the embedded broker in var/) — seeded with demo users and bots that play the `standard` ladder; prints the rankings and the
-URLs to browse, then runs until Ctrl-C, which stops every process it started.
+(by default SQLite and the embedded broker in var/) — seeded with demo users and bots that
+play the `standard` ladder; prints the rankings and the URLs to browse, then runs until
+Ctrl-C, which stops every process it started.
 """
 
 from __future__ import annotations
