@@ -97,9 +97,15 @@ def _stop_group(process: subprocess.Popen[str]) -> None:
 
 @contextmanager
 def celery_worker(
-    *, env: Mapping[str, str], hostname: str, queues: list[str], concurrency: int = 1
+    *,
+    env: Mapping[str, str],
+    hostname: str,
+    queues: list[str],
+    concurrency: int = 1,
+    app: str = "hearts_platform",
 ) -> Iterator[WorkerProcess]:
-    """A real ``celery -A hearts_platform worker`` process, yielded once it logs "ready".
+    """A real ``celery -A hearts_platform worker`` process (or ``-A hearts_runner``: a
+    runner), yielded once it logs "ready".
 
     The worker consumes only ``queues``, so tests never take each other's tasks.
     """
@@ -108,7 +114,7 @@ def celery_worker(
         "-m",
         "celery",
         "-A",
-        "hearts_platform",
+        app,
         "worker",
         "--pool=prefork",
         f"--concurrency={concurrency}",
