@@ -1,4 +1,5 @@
-# The one image of web, worker, beat and migrate (docker-compose.yml).
+# The one image of web, worker, beat, migrate and the runners (docker-compose.yml). Runners
+# start as root (user: "0" in compose) to confine each bot; everything else runs as bidel.
 FROM python:3.11-slim-bookworm
 
 ENV PYTHONDONTWRITEBYTECODE=1 \
@@ -6,9 +7,10 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
     PIP_NO_CACHE_DIR=1 \
     BIDEL_VAR_DIR=/var/lib/bidel
 
-# bubblewrap: the sandbox layer the bot runner uses where it is installed.
+# bubblewrap, util-linux (unshare, setpriv, prlimit, mount) and libseccomp2: the sandbox's
+# layers (docs/security.md).
 RUN apt-get update \
-    && apt-get install --yes --no-install-recommends bubblewrap \
+    && apt-get install --yes --no-install-recommends bubblewrap util-linux mount libseccomp2 \
     && rm -rf /var/lib/apt/lists/* \
     && useradd --system --create-home --uid 10001 bidel \
     && mkdir -p /var/lib/bidel && chown bidel /var/lib/bidel
@@ -19,6 +21,7 @@ COPY engine engine
 COPY bots_sdk bots_sdk
 COPY arena arena
 COPY hearts_platform hearts_platform
+COPY hearts_runner hearts_runner
 COPY manage.py ./
 RUN pip install -c constraints.txt . \
     && DEBUG=1 python manage.py collectstatic --noinput

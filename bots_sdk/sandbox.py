@@ -365,7 +365,7 @@ class Docker:
     """
 
     limits: Limits = field(default_factory=Limits)
-    image: str = "python:3.11-slim"
+    image: str = field(default_factory=lambda: Docker.default_image())
     layers: list[str] = field(
         default_factory=lambda: [
             "container: no network, read-only root, private tmpfs",
@@ -384,6 +384,17 @@ class Docker:
                                capture_output=True, text=True, timeout=30)  # fmt: skip
         if probe.returncode != 0:
             raise SandboxUnavailable(f"no Docker engine answers: {probe.stderr.strip()[:200]}")
+        image = Docker.default_image()
+        found = subprocess.run(["docker", "image", "inspect", image], capture_output=True,
+                               timeout=30)  # fmt: skip
+        if found.returncode != 0:  # never a pull at match time: the image is built ahead
+            raise SandboxUnavailable(
+                f"the bots' image {image!r} is not on the Docker host (BIDEL_DOCKER_IMAGE)"
+            )
+
+    @staticmethod
+    def default_image() -> str:
+        return os.environ.get("BIDEL_DOCKER_IMAGE", "python:3.11-slim")
 
     def launch(self, bot: Path, seat: int) -> Launch:
         argv, env = self.command(bot, seat)

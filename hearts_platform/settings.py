@@ -54,6 +54,7 @@ INSTALLED_APPS = [
     "rest_framework",
     "rest_framework.authtoken",
     "drf_spectacular",
+    "drf_spectacular_sidecar",  # Swagger UI and Redoc served by us: /api/docs/ works offline
     "django_celery_beat",
     "arena",
 ]
@@ -250,6 +251,9 @@ SPECTACULAR_SETTINGS = {
     "TITLE": "Bidel API",
     "DESCRIPTION": "Hearts bot arena: bots, matches, ladders and tournaments.",
     "VERSION": "0.1.0",
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
 }
 
 # --- Internationalisation, static files, security -------------------------------------------

@@ -35,13 +35,33 @@ def _environment(service: dict[str, Any]) -> dict[str, str]:
 
 
 def test_services_exist(compose: dict[str, Any]) -> None:
-    assert set(compose["services"]) == {"postgres", "redis", "web", "worker", "beat", "migrate"}
+    assert set(compose["services"]) == {
+        "postgres", "redis", "web", "worker", "beat", "migrate", "runner"
+    }  # fmt: skip
+
+
+def test_runners_hold_no_secret_and_cannot_reach_the_database(compose: dict[str, Any]) -> None:
+    runner = compose["services"]["runner"]
+    assert set(runner["environment"]) <= {"REDIS_URL", "BIDEL_SANDBOX"}
+    assert "volumes" not in runner and "ports" not in runner and "container_name" not in runner
+    assert runner["networks"] == ["broker"]
+    assert "broker" not in compose["services"]["postgres"]["networks"]
+    assert runner["command"][:3] == ["python", "-m", "hearts_runner"]
+    assert sorted(runner["cap_add"]) == ["NET_ADMIN", "SYS_ADMIN"]
+    assert "privileged" not in runner
+
+
+def test_no_password_is_written_in_the_file() -> None:
+    text = (PROJECT_DIR / "docker-compose.yml").read_text()
+    assert "${POSTGRES_PASSWORD:?" in text and "${SECRET_KEY:?" in text
+    assert "bidel:bidel@" not in text and "POSTGRES_PASSWORD: bidel" not in text
 
 
 def test_commands(compose: dict[str, Any]) -> None:
     services = compose["services"]
     assert services["web"]["command"][:2] == ["gunicorn", "hearts_platform.wsgi"]
     assert services["worker"]["command"][:4] == ["celery", "-A", "hearts_platform", "worker"]
+    assert "--queues=celery" in services["worker"]["command"]  # plays nothing itself
     beat = services["beat"]["command"]
     assert beat[:4] == ["celery", "-A", "hearts_platform", "beat"]
     assert "--scheduler=django_celery_beat.schedulers:DatabaseScheduler" in beat
@@ -66,7 +86,7 @@ def test_app_services_wait_for_their_dependencies(compose: dict[str, Any]) -> No
 
 def test_environment_points_at_the_compose_services(compose: dict[str, Any]) -> None:
     services = compose["services"]
-    postgres = services["postgres"]["environment"]
+    postgres = _environment(services["postgres"])
     for name in APP_SERVICES:
         env = _environment(services[name])
         assert env["DEBUG"] == "0" and env["SECRET_KEY"]
@@ -107,7 +127,7 @@ def test_settings_load_under_the_compose_environment(
 def test_dockerfile_builds_the_image_the_services_share(compose: dict[str, Any]) -> None:
     dockerfile = (PROJECT_DIR / "Dockerfile").read_text()
     assert dockerfile.startswith("#") and "FROM python:3.11" in dockerfile
-    for package in ("engine", "bots_sdk", "arena", "hearts_platform"):
+    for package in ("engine", "bots_sdk", "arena", "hearts_platform", "hearts_runner"):
         assert f"COPY {package} {package}" in dockerfile
     assert "constraints.txt" in dockerfile
     images = {compose["services"][name]["image"] for name in APP_SERVICES}

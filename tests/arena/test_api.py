@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from django.contrib.staticfiles import finders
 from django.core.files.uploadedfile import SimpleUploadedFile
 from rest_framework.test import APIClient
 
@@ -218,3 +219,14 @@ def test_tournaments_through_the_api() -> None:
     assert staff.post(f"/api/tournaments/{tournament['id']}/cancel/").json()["status"] == "finished"
     bad = staff.post("/api/tournaments/", {**body, "repeat": "someday"}, format="json")
     assert bad.status_code == 400 and "five fields" in str(bad.json())
+
+
+def test_swagger_ui_is_served_by_us_with_no_outside_address(client: Any) -> None:
+    page = client.get("/api/docs/")
+    assert page.status_code == 200
+    html = page.content.decode()
+    assert "cdn.jsdelivr.net" not in html and "unpkg.com" not in html
+    assets = [part.split('"')[0] for part in html.split('src="')[1:]]
+    assert assets and all(a.startswith("/static/") for a in assets), assets
+    for asset in assets:  # among our static files (collectstatic serves them)
+        assert finders.find(asset.removeprefix("/static/")), asset
