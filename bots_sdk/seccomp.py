@@ -100,6 +100,28 @@ def memfd() -> int:
     return fd
 
 
+#: What the sandbox itself needs of these, in the runner container: bubblewrap makes the bot's
+#: namespaces and mounts, pivots into its root and chroots.
+SANDBOX_NEEDS = frozenset({
+    "unshare", "setns", "mount", "umount2", "pivot_root", "chroot", "move_mount", "open_tree",
+    "fsopen", "fsconfig", "fsmount", "fspick", "mount_setattr",
+})  # fmt: skip
+
+
+def runner_profile() -> dict[str, object]:
+    """The seccomp profile of the runner container (docs/operations.md): everything a bot is
+    refused, less what building its sandbox takes. Docker's default profile refuses
+    ``pivot_root`` outright, which bubblewrap cannot do without; this one refuses the rest.
+    ``deploy/runner-seccomp.json`` is this, written out (a test keeps them equal)."""
+    return {
+        "defaultAction": "SCMP_ACT_ALLOW",
+        "syscalls": [
+            {"names": [n for n in DENIED if n not in SANDBOX_NEEDS], "action": "SCMP_ACT_ERRNO",
+             "errnoRet": errno.EPERM},  # fmt: skip
+        ],
+    }
+
+
 def docker_profile() -> dict[str, object]:
     """The same refusals as a Docker seccomp profile (``--security-opt seccomp=…``)."""
     clone_rules = [

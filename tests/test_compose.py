@@ -6,6 +6,7 @@ settings module in a fresh interpreter.
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 from typing import Any
@@ -14,6 +15,7 @@ import dj_database_url
 import pytest
 import yaml
 
+from bots_sdk.seccomp import runner_profile
 from tests.support import PROJECT_DIR, SERVICE_VARIABLES, child_env, settings_in_subprocess
 
 APP_SERVICES = ("web", "worker", "beat", "migrate")
@@ -49,6 +51,15 @@ def test_runners_hold_no_secret_and_cannot_reach_the_database(compose: dict[str,
     assert runner["command"][:3] == ["python", "-m", "hearts_runner"]
     assert sorted(runner["cap_add"]) == ["NET_ADMIN", "SYS_ADMIN"]
     assert "privileged" not in runner
+    assert runner["security_opt"] == ["seccomp=./deploy/runner-seccomp.json"]
+
+
+def test_the_runner_seccomp_file_is_the_one_the_sdk_defines() -> None:
+    written = json.loads((PROJECT_DIR / "deploy" / "runner-seccomp.json").read_text())
+    assert written == runner_profile()
+    denied = set(written["syscalls"][0]["names"])
+    assert {"keyctl", "add_key", "bpf", "perf_event_open", "kexec_load"} <= denied
+    assert "pivot_root" not in denied  # what Docker's default profile refuses and bwrap needs
 
 
 def test_no_password_is_written_in_the_file() -> None:
