@@ -78,12 +78,44 @@ def match_play_here(*, match_id: int) -> Match | None:
     match = services.match_claim(match_id=match_id, claim=new_claim())
     if match is None:
         return None
+    job_started(kind="match", ref=match.pk, claim=match.claim_token)
     job_store(result=run_job(_match_job(match), unsafe=_unsafe()).to_dict())
     return Match.objects.get(pk=match_id)
 
 
 def _unsafe() -> bool:
     return bool(settings.BIDEL_UNSAFE_NO_SANDBOX)
+
+
+def job_started(*, kind: str, ref: int, claim: str) -> bool:
+    """A runner began a match's job: the claim's lease counts from now (before, the job was
+    waiting for a runner, which is not the runner's time to lose)."""
+    if kind != "match":
+        return False
+    now = timezone.now()
+    return bool(
+        Match.objects.filter(
+            pk=ref, status=Match.Status.RUNNING, claim_token=claim, playing_since__isnull=True
+        ).update(playing_since=now, lease_until=now + timedelta(seconds=services.LEASE_SECONDS))
+    )
+
+
+def matches_resend() -> int:
+    """Send again the jobs of claimed matches no runner has begun for a while (the broker
+    lost them, or every runner is busy): same claim, so whichever copy a runner plays first
+    is stored and the other is refused."""
+    cutoff = timezone.now() - timedelta(seconds=services.RESEND_SECONDS)
+    waiting = Match.objects.filter(
+        status=Match.Status.RUNNING, playing_since__isnull=True, started_at__lt=cutoff
+    )
+    count = 0
+    for match in waiting:
+        Match.objects.filter(pk=match.pk, claim_token=match.claim_token).update(
+            started_at=timezone.now()
+        )
+        _send_job(_match_job(match))
+        count += 1
+    return count
 
 
 def _same_game(match: Match, game: Any) -> str:

@@ -301,6 +301,8 @@ class Match(models.Model):
     lease_until = models.DateTimeField(null=True, blank=True)
     #: The current claim's token: a runner's result is stored only under it.
     claim_token = models.CharField(max_length=64, blank=True, default="")
+    #: When a runner began playing the current claim's job (its lease counts from then).
+    playing_since = models.DateTimeField(null=True, blank=True)
     #: The game record (engine format, with per-seat extras).
     record = models.JSONField(null=True, blank=True)
     #: Why it failed, for the operators.

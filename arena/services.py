@@ -288,6 +288,7 @@ def match_claim(*, match_id: int, claim: str = "") -> Match | None:
     ).update(
         status=Match.Status.RUNNING, attempts=F("attempts") + 1,
         lease_until=now + timedelta(seconds=LEASE_SECONDS), started_at=now, claim_token=claim,
+        playing_since=None,
     )  # fmt: skip
     return Match.objects.get(pk=match_id) if claimed else None
 
@@ -412,10 +413,12 @@ def matches_reap() -> int:
     and send again the messages of matches queued too long and of versions waiting too long
     for their validation (a broker that failed when they were stored)."""
     now = timezone.now()
+    # Only a match a runner began to play loses its claim with its lease: one still waiting
+    # for a runner is sent again instead (arena.jobs.matches_resend), costing no attempt.
     expired = list(
-        Match.objects.filter(status=Match.Status.RUNNING, lease_until__lt=now).values_list(
-            "pk", "attempts"
-        )
+        Match.objects.filter(
+            status=Match.Status.RUNNING, lease_until__lt=now, playing_since__isnull=False
+        ).values_list("pk", "attempts")
     )
     for match_id, attempts in expired:
         match_attempt_failed(

@@ -40,6 +40,12 @@ def version_validate(version_id: int) -> str:
     return jobs.version_dispatch(version_id=version_id).status
 
 
+@shared_task(name="arena.job_started")
+def job_started(kind: str, ref: int, claim: str) -> bool:
+    """A runner began a job: its match's lease counts from now."""
+    return jobs.job_started(kind=kind, ref=ref, claim=claim)
+
+
 @shared_task(name="arena.job_finished")
 def job_finished(result: dict[str, Any]) -> bool:
     """A runner's result: stored if its claim still holds, else refused (and logged)."""
@@ -64,7 +70,7 @@ def ladders_fill() -> int:
 def matches_reap() -> int:
     """Periodic: re-queue matches whose worker or runner was lost; end validations no runner
     answered."""
-    return services.matches_reap() + jobs.versions_expire()
+    return services.matches_reap() + jobs.matches_resend() + jobs.versions_expire()
 
 
 @shared_task(name="arena.tournament_advance")

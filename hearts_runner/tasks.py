@@ -64,6 +64,9 @@ def play(self: Any, job: dict[str, Any]) -> dict[str, Any]:
         kind, ref, claim = _identity(job)
         result = JobResult(kind, ref, claim, False, cause="job", error=str(exc), runner=runner)
     else:
+        current_app.send_task(
+            "arena.job_started", args=[parsed.kind, parsed.ref, parsed.claim], queue=PLATFORM_QUEUE
+        )
         if _unsafe():
             result = run_job(parsed, unsafe=True, runner=runner)
         else:

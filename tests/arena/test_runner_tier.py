@@ -194,7 +194,7 @@ def test_a_runner_killed_mid_match_loses_nothing_and_the_match_is_stored_once(
         kind=Match.Kind.LADDER, ladder=ladder, hands=6, rules="standard",
         seats=[services.SeatSpec(builtin=e.builtin, entry=e) for e in entries],
     )  # fmt: skip
-    wait_until(lambda: Match.objects.get(pk=match.pk).status == "running", 60, "the claim")
+    wait_until(lambda: Match.objects.get(pk=match.pk).playing_since, 60, "a runner to begin")
     os.killpg(first.process.pid, signal.SIGKILL)  # the runner and its pool, mid-match
     first.process.wait(timeout=30)
     claims = {Match.objects.get(pk=match.pk).claim_token}
