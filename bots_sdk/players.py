@@ -151,28 +151,32 @@ def _wait_gone(pids: list[int], deadline: float) -> None:
             os.close(handle)
 
 
-def _stat_times(pid: int | str) -> float:
-    """utime + stime + cutime + cstime of one process (its reaped children included)."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return sum(int(f) for f in fields[11:15]) / _CLOCK_TICKS
-
-
-def _namespace_cpu(init: int) -> float | None:
-    """CPU of every process in the PID namespace of ``init`` (the sandbox's reaper: what it
-    reaped is in its children's times). A process cannot leave its PID namespace."""
-    try:
-        namespace = os.readlink(f"/proc/{init}/ns/pid")
-    except OSError:
-        return None
-    total = 0.0
+def _tree_cpu(init: int) -> float | None:
+    """CPU of the sandbox's init and every process below it (utime + stime + what each
+    reaped). The init is PID 1 of the bot's PID namespace, so every process of the bot is
+    below it, orphans included, and none can leave. Read from /proc/*/stat (world-readable:
+    no ptrace right needed, unlike /proc/*/ns)."""
+    parents: dict[int, int] = {}
+    times: dict[int, float] = {}
     for entry in os.listdir("/proc"):
         if not entry.isdigit():
             continue
         try:
-            if os.readlink(f"/proc/{entry}/ns/pid") == namespace:
-                total += _stat_times(entry)
-        except (OSError, IndexError, ValueError):
+            fields = Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
             continue
+        parents[int(entry)] = int(fields[1])
+        times[int(entry)] = sum(int(f) for f in fields[11:15]) / _CLOCK_TICKS
+    if init not in times:
+        return None
+    children: dict[int, list[int]] = {}
+    for pid, parent in parents.items():
+        children.setdefault(parent, []).append(pid)
+    total, todo = 0.0, [init]
+    while todo:
+        pid = todo.pop()
+        total += times.get(pid, 0.0)
+        todo += children.get(pid, [])
     return total
 
 
@@ -296,13 +300,13 @@ class ProcessPlayer:
 
     def _cpu(self) -> float | None:
         """CPU seconds used so far by the bot: its whole process tree, living or gone, from
-        its cgroup; else every process of its PID namespace; else (unsandboxed) the bot
+        its cgroup; else every process below its sandbox's init; else (unsandboxed) the bot
         process alone. None where not readable (a container)."""
         group = self.launch.group if self.launch else None
         if group is not None:
             return group.cpu_seconds()
         if self.sandbox_init is not None:
-            return _namespace_cpu(self.sandbox_init)
+            return _tree_cpu(self.sandbox_init)
         if self.bot_pid is None:
             return None
         try:
