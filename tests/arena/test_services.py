@@ -9,7 +9,7 @@ import pytest
 from django.core.exceptions import ValidationError
 from django.utils import timezone
 
-from arena import services
+from arena import jobs, services
 from arena.models import Bot, BotVersion, Ladder, LadderEntry, Match, Rating
 from arena.uploads import UploadError
 from bots_sdk.sandbox import SandboxUnavailable, default_launcher
@@ -117,12 +117,22 @@ def test_claims_leases_and_attempts() -> None:
     match = services.match_create(
         kind=Match.Kind.CHALLENGE, seats=_builtin_seats(["low"] * 4), hands=1, seed=1
     )
-    assert services.match_claim(match_id=match.pk) is not None
+    first = services.match_claim(match_id=match.pk, claim="first")
+    assert first is not None
     assert services.match_claim(match_id=match.pk) is None  # held by the first worker
+    expire = {"lease_until": timezone.now() - timezone.timedelta(seconds=1)}
+    Match.objects.filter(pk=match.pk).update(**expire)
+    # No runner began it yet: not lost, only waiting (its job is sent again, same claim).
+    assert services.matches_reap() == 0
     Match.objects.filter(pk=match.pk).update(
-        lease_until=timezone.now() - timezone.timedelta(seconds=1)
+        started_at=timezone.now() - timezone.timedelta(seconds=services.RESEND_SECONDS + 1)
     )
-    assert services.matches_reap() == 1  # the worker was lost: back in the queue
+    assert jobs.matches_resend() == 1 and jobs.matches_resend() == 0  # once per wait
+    assert Match.objects.get(pk=match.pk).claim_token == "first"
+    assert jobs.job_started(kind="match", ref=match.pk, claim="first")
+    assert not jobs.job_started(kind="match", ref=match.pk, claim="forged")
+    Match.objects.filter(pk=match.pk).update(**expire)
+    assert services.matches_reap() == 1  # begun, then lost: back in the queue
     again = services.match_claim(match_id=match.pk)
     assert again is not None and again.attempts == 2
     services.match_attempt_failed(match_id=match.pk, attempt=2, error="platform down")
