@@ -33,7 +33,7 @@ def test_docker_backend_runs_a_match_where_an_engine_answers() -> None:
     try:
         Docker.check()
     except SandboxUnavailable as exc:
-        pytest.skip(f"no Docker engine here: {exc}")
+        pytest.skip(f"the Docker backend cannot run here: {exc}")
     game = run_match("standard", 1, [str(HOSTILE / "snoop.py"), "low", "low", "low"], hands=1,
                      sandbox="docker").games[0]  # fmt: skip
     assert "redis: DENIED" in game.seats[0].stderr
