@@ -136,10 +136,15 @@ def _same_game(match: Match, game: Any) -> str:
     return ""
 
 
+def _holds(token: str, claim: str) -> bool:
+    """Whether a result's ``claim`` is the current claim ``token`` (in constant time)."""
+    return bool(claim) and secrets.compare_digest(token, claim)
+
+
 def _store_match(result: JobResult) -> bool:
     match = Match.objects.filter(pk=result.ref).first()
-    if match is None or match.status != Match.Status.RUNNING or not result.claim or (
-        not secrets.compare_digest(match.claim_token, result.claim)
+    if match is None or match.status != Match.Status.RUNNING or not _holds(
+        match.claim_token, result.claim
     ):
         logger.warning("match %s: result refused (stale, duplicate or forged claim)", result.ref)
         return False
@@ -209,8 +214,8 @@ def version_validate_here(*, version_id: int) -> BotVersion:
 
 def _store_validation(result: JobResult) -> bool:
     version = BotVersion.objects.filter(pk=result.ref).first()
-    if version is None or version.status != BotVersion.Status.VALIDATING or not result.claim or (
-        not secrets.compare_digest(version.claim_token, result.claim)
+    if version is None or version.status != BotVersion.Status.VALIDATING or not _holds(
+        version.claim_token, result.claim
     ):
         logger.warning("version %s: result refused (stale, duplicate or forged)", result.ref)
         return False

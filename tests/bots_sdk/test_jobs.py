@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from bots_sdk.jobs import Job, JobError, Seat, run_job
-from bots_sdk.sandbox import Bubblewrap, SandboxUnavailable
 from engine.record import verify
+from tests.sandboxes import sandbox_problem
 
 HOSTILE = Path(__file__).parent / "hostile"
 LOW_BOT = (
@@ -24,14 +24,6 @@ def _job(*seats: Seat, **overrides: object) -> Job:
                     "seed": 11, "hands": 1, "seats": seats}  # fmt: skip
     fields.update(overrides)
     return Job(**fields)
-
-
-def _sandbox_problem() -> str:
-    try:
-        Bubblewrap.check()
-    except SandboxUnavailable as exc:
-        return str(exc)
-    return ""
 
 
 def test_a_job_round_trips_through_json_with_its_code() -> None:
@@ -78,7 +70,7 @@ def test_a_runner_without_a_sandbox_says_so_instead_of_playing() -> None:
 
 
 def test_a_sandboxed_job_plays_and_returns_the_record_with_its_claim() -> None:
-    problem = _sandbox_problem()
+    problem = sandbox_problem("bubblewrap")
     if problem:
         pytest.skip(f"no bubblewrap sandbox here: {problem}")
     crash = (HOSTILE / "crash.py").read_bytes()

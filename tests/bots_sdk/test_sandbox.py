@@ -8,24 +8,17 @@ from pathlib import Path
 import pytest
 
 from bots_sdk.runner import GameResult, TimeControl, run_match
-from bots_sdk.sandbox import BACKENDS, Bubblewrap, Limits, SandboxUnavailable
+from bots_sdk.sandbox import Limits
 from engine.record import verify
+from tests.sandboxes import processes_of, sandbox_problem, seat_uids
 
 HOSTILE = Path(__file__).parent / "hostile"
-
-
-def _problem(name: str) -> str:
-    try:
-        BACKENDS[name].check()
-    except SandboxUnavailable as exc:
-        return str(exc)
-    return ""
 
 
 # Every hostile bot against each local backend: bubblewrap, and the namespaces directly.
 @pytest.fixture(params=["bubblewrap", "namespaces"], autouse=True)
 def backend(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
-    problem = _problem(request.param)
+    problem = sandbox_problem(request.param)
     if problem:
         pytest.skip(f"no {request.param} sandbox here: {problem}")
     monkeypatch.setenv("BIDEL_SANDBOX", request.param)
@@ -34,21 +27,6 @@ def backend(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> 
 
 FAST_CLOCK = TimeControl(move=0.05, bank=0.1)
 LIMITS = Limits(cpu_seconds=2, memory_mb=256)
-
-
-def _processes_of(uid: int) -> list[int]:
-    pids = []
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                status = (entry / "status").read_text()
-            except OSError:
-                continue
-            fields = dict(line.split(":", 1) for line in status.splitlines() if ":" in line)
-            zombie = fields["State"].strip().startswith("Z")  # dead, waiting to be reaped
-            if int(fields["Uid"].split()[0]) == uid and not zombie:
-                pids.append(int(entry.name))
-    return pids
 
 
 def _match(bot: str, *, hands: int = 1, others: tuple[str, ...] = ("low", "random", "heuristic"),
@@ -60,7 +38,7 @@ def _match(bot: str, *, hands: int = 1, others: tuple[str, ...] = ("low", "rando
     game = result.games[0]
     assert verify(game.record)["valid"], "the match must complete with a valid record"
     assert game.state.history and len([h for h in game.state.history if not h.void]) == hands
-    assert _processes_of(Bubblewrap().uid(0)) == [], "a process of the bot survived the match"
+    assert processes_of(seat_uids()) == [], "a process of the bot survived the match"
     return game
 
 

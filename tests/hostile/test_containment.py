@@ -16,8 +16,9 @@ import pytest
 
 from bots_sdk import cgroups
 from bots_sdk.runner import GameResult, TimeControl, run_match
-from bots_sdk.sandbox import BACKENDS, Bubblewrap, Limits, SandboxUnavailable
+from bots_sdk.sandbox import Limits
 from engine.record import verify
+from tests.sandboxes import processes_of, sandbox_problem, seat_uids
 
 BOTS = Path(__file__).parent / "bots"
 PROJECT = Path(__file__).resolve().parents[2]
@@ -25,17 +26,9 @@ OLD = PROJECT / "tests" / "bots_sdk" / "hostile"
 LIMITS = Limits(cpu_seconds=5, memory_mb=256)
 
 
-def _problem(name: str) -> str:
-    try:
-        BACKENDS[name].check()
-    except SandboxUnavailable as exc:
-        return str(exc)
-    return ""
-
-
 @pytest.fixture(params=["bubblewrap", "namespaces"], autouse=True)
 def backend(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
-    problem = _problem(request.param)
+    problem = sandbox_problem(request.param)
     if problem:
         pytest.skip(f"no {request.param} sandbox here: {problem}")
     monkeypatch.setenv("BIDEL_SANDBOX", request.param)
@@ -48,25 +41,6 @@ requires_cgroups = pytest.mark.skipif(
 )
 
 
-def _processes_of(uids: range) -> list[int]:
-    pids = []
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                status = (entry / "status").read_text()
-            except OSError:
-                continue
-            fields = dict(line.split(":", 1) for line in status.splitlines() if ":" in line)
-            if int(fields["Uid"].split()[0]) in uids and not fields["State"].strip()[0] == "Z":
-                pids.append(int(entry.name))
-    return pids
-
-
-def _seat_uids(referee_pid: int) -> range:
-    base = Bubblewrap().base_uid + (referee_pid % 4000) * 16
-    return range(base, base + 16)
-
-
 def _match(bots: list[str], *, hands: int = 1, clock: TimeControl | None = None,
            seed: int = 7) -> GameResult:  # fmt: skip
     result = run_match(
@@ -75,7 +49,7 @@ def _match(bots: list[str], *, hands: int = 1, clock: TimeControl | None = None,
     )  # fmt: skip
     game = result.games[0]
     assert verify(game.record)["valid"], "the match must complete with a valid record"
-    assert _processes_of(_seat_uids(os.getpid())) == [], "a process of a bot survived the match"
+    assert processes_of(seat_uids(os.getpid())) == [], "a process of a bot survived the match"
     return game
 
 
@@ -181,12 +155,12 @@ def test_killing_the_referee_leaves_no_process_of_its_bots(backend: str) -> None
         cwd=PROJECT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
         env={**os.environ, "PYTHONPATH": str(PROJECT)}, start_new_session=False,
     )  # fmt: skip
-    uids = _seat_uids(referee.pid)
+    uids = seat_uids(referee.pid)
     try:
         # seat 0 leaves a daemon in a session of its own at its pass; seat 1 then sleeps at
         # its first play, with no clock: the referee waits on it when it is killed
-        assert _wait_for(lambda: len(_processes_of(uids)) >= 3, 60), "the bots never started"
+        assert _wait_for(lambda: len(processes_of(uids)) >= 3, 60), "the bots never started"
     finally:
         referee.send_signal(signal.SIGKILL)
         referee.wait(timeout=30)
-    assert _wait_for(lambda: not _processes_of(uids), 15), _processes_of(uids)
+    assert _wait_for(lambda: not processes_of(uids), 15), processes_of(uids)

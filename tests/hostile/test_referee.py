@@ -15,28 +15,21 @@ from hypothesis import HealthCheck, given, settings
 
 from bots_sdk.players import Answer, Fault, ProcessPlayer
 from bots_sdk.runner import GameResult, TimeControl, run_match
-from bots_sdk.sandbox import Bubblewrap, Launcher, SandboxUnavailable, Unsandboxed
+from bots_sdk.sandbox import Bubblewrap, Launcher, Unsandboxed
 from bots_sdk.view import View
 from engine.record import verify
 from engine.rules import RuleSet
 from engine.state import GameState
 from tests.hostile.lines import hostile_lines
+from tests.sandboxes import processes_of, sandbox_problem, seat_uids
 
 BOTS = Path(__file__).parent / "bots"
 CLOCK = TimeControl(move=0.2, bank=1)
 
 
-def _bubblewrap_problem() -> str:
-    try:
-        Bubblewrap.check()
-    except SandboxUnavailable as exc:
-        return str(exc)
-    return ""
-
-
 @pytest.fixture(scope="module")
 def bubblewrap() -> None:
-    problem = _bubblewrap_problem()
+    problem = sandbox_problem("bubblewrap")
     if problem:
         pytest.skip(f"no bubblewrap sandbox here: {problem}")
 
@@ -71,23 +64,6 @@ def _descendants() -> set[tuple[int, int]]:
     return found
 
 
-def _sandbox_processes() -> list[int]:
-    """Live processes running as any seat's sandbox uid of this referee."""
-    base = Bubblewrap().uid(0)
-    uids = range(base, base + 16)
-    pids = []
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                status = (entry / "status").read_text()
-            except OSError:
-                continue
-            fields = dict(line.split(":", 1) for line in status.splitlines() if ":" in line)
-            if int(fields["Uid"].split()[0]) in uids and not fields["State"].strip()[0] == "Z":
-                pids.append(int(entry.name))
-    return pids
-
-
 def _assert_storable(value: Any) -> None:
     """No NUL and no lone surrogate in any key or text: what PostgreSQL's text and jsonb
     refuse, and what strict UTF-8 cannot encode."""
@@ -113,7 +89,7 @@ def _match(bot: str) -> GameResult:
         time_control=CLOCK,
     )  # fmt: skip
     assert _descendants() - before == set(), "a process started by the match is still there"
-    assert _sandbox_processes() == [], "a process of a bot's uid survived the match"
+    assert processes_of(seat_uids()) == [], "a process of a bot's uid survived the match"
     game = result.games[0]
     assert verify(game.record)["valid"], "the match must complete with a valid record"
     assert len([h for h in game.state.history if not h.void]) == 1
@@ -236,7 +212,7 @@ def _feed(launcher: Launcher, directory: Path, stage: str, line: bytes) -> None:
     finally:
         stderr = player.close()
     assert _descendants() - before == set(), "the bot outlived its seat"
-    assert _sandbox_processes() == [], "a process of the bot's uid outlived its seat"
+    assert processes_of(seat_uids()) == [], "a process of the bot's uid outlived its seat"
     _assert_storable(
         {
             "name": player.name,

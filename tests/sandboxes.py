@@ -1,0 +1,40 @@
+"""Helpers for tests that run bots in the sandbox: which backends this host has, and which
+processes of a referee's seats are still alive (no Django)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from bots_sdk.sandbox import BACKENDS, Bubblewrap, SandboxUnavailable
+
+
+def sandbox_problem(backend: str = "bubblewrap") -> str:
+    """Why ``backend`` cannot sandbox bots on this host ('' when it can)."""
+    try:
+        BACKENDS[backend].check()
+    except SandboxUnavailable as exc:
+        return str(exc)
+    return ""
+
+
+def seat_uids(referee_pid: int | None = None) -> range:
+    """The sandbox uids of every seat of a referee (this process by default)."""
+    pid = os.getpid() if referee_pid is None else referee_pid
+    base = Bubblewrap().base_uid + (pid % 4000) * 16
+    return range(base, base + 16)
+
+
+def processes_of(uids: range) -> list[int]:
+    """Live processes (zombies, dead and waiting to be reaped, aside) running as ``uids``."""
+    pids = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                status = (entry / "status").read_text()
+            except OSError:
+                continue
+            fields = dict(line.split(":", 1) for line in status.splitlines() if ":" in line)
+            if int(fields["Uid"].split()[0]) in uids and not fields["State"].strip()[0] == "Z":
+                pids.append(int(entry.name))
+    return pids
