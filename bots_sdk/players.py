@@ -10,6 +10,7 @@
 from __future__ import annotations
 
 import json
+import math
 import os
 import select
 import signal
@@ -63,6 +64,12 @@ WALL_GRACE = 0.5
 #: Wall-clock seconds of a decision not charged to the bot: the referee's side of the
 #: exchange and a loaded machine's scheduling delays.
 WALL_TOLERANCE = 0.2
+
+
+def _up(seconds: float) -> str:
+    """Seconds for a fault's detail, rounded up to the millisecond: a bot over its limit by
+    less than the rounding never reads that it used exactly its limit."""
+    return f"{math.ceil(seconds * 1000) / 1000:.3f}"
 
 
 @dataclass
@@ -465,10 +472,11 @@ class ProcessPlayer:
         answer = Answer(reply.action, seconds, cpu)
         if limit is not None and cpu is not None and cpu > limit:
             return Fault(
-                "timeout", f"used {cpu:.2f} s of CPU (all its processes), allowed {limit:.2f} s"
+                "timeout",
+                f"used {_up(cpu)} s of CPU (all its processes), allowed {limit:.3f} s",
             )
         if limit is not None and answer.charged > limit:
-            return Fault("timeout", f"took {seconds:.2f} s of wall time, allowed {limit:.2f} s")
+            return Fault("timeout", f"took {_up(seconds)} s of wall time, allowed {limit:.3f} s")
         return answer
 
     def notify(self, kind: str, view: View) -> None:

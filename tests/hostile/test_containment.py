@@ -62,7 +62,7 @@ def _report(game: GameResult, seat: int, word: str) -> list[str]:
 
 
 def test_children_computing_while_the_bot_waits_are_charged_to_its_clock() -> None:
-    game = _match([_bot("children_cpu"), "low", "random", "heuristic"], clock=TimeControl(0.1, 0.3))
+    game = _match([_bot("children_cpu"), "low", "random", "heuristic"], clock=TimeControl(0.1, 0.2))
     faults = game.seats[0].faults
     timeouts = [f for f in faults if f["class"] == "timeout"]
     assert timeouts, faults
@@ -87,7 +87,7 @@ def without_cgroups(monkeypatch: pytest.MonkeyPatch):  # type: ignore[no-untyped
 
 def test_without_cgroups_the_clock_still_counts_every_process(without_cgroups: None) -> None:
     assert not cgroups.support().ok
-    game = _match([_bot("children_cpu"), "low", "random", "heuristic"], clock=TimeControl(0.1, 0.3))
+    game = _match([_bot("children_cpu"), "low", "random", "heuristic"], clock=TimeControl(0.1, 0.2))
     timeouts = [f for f in game.seats[0].faults if f["class"] == "timeout"]
     assert timeouts and "all its processes" in timeouts[0]["detail"], game.seats[0].faults
 
