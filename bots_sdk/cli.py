@@ -173,6 +173,24 @@ def _new(args: argparse.Namespace) -> int:
     return 0
 
 
+def _docker(args: argparse.Namespace) -> int:
+    """Build the bots' image on the engine DOCKER_HOST names, or sweep its leftovers."""
+    from bots_sdk import containers
+
+    try:
+        if args.command == "docker-janitor":
+            removed = containers.janitor_all() if args.all else containers.janitor()
+            print(f"removed {removed} bot container(s)")
+            return 0
+        tag = containers.build_image(args.tag, args.base)
+        containers.check()
+    except containers.Unavailable as exc:
+        print(f"bots_sdk: {exc}", file=sys.stderr)
+        return 1
+    print(f"built {tag} (SDK {containers.sdk_digest()}) on {containers.client().api.base_url}")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bots_sdk", description="The Bidel bot SDK.")
     commands = parser.add_subparsers(dest="command", required=True)
@@ -202,7 +220,16 @@ def main(argv: list[str] | None = None) -> int:
     replay_cmd.add_argument("--game", type=int, default=0, help="which game of a match record")
     new = commands.add_parser("new", help="write a starter bot NAME.py")
     new.add_argument("name")
+    image = commands.add_parser(
+        "docker-image", help="build the bots' image for the docker sandbox on DOCKER_HOST's engine"
+    )
+    image.add_argument("--tag", help="default: $BIDEL_DOCKER_IMAGE or bidel-bot:latest")
+    image.add_argument("--base", help="an image with python3.11 (default python:3.11-slim-bookworm)")
+    sweep = commands.add_parser("docker-janitor", help="remove bot containers left behind")
+    sweep.add_argument("--all", action="store_true", help="every bot container, even in use")
     args = parser.parse_args(argv)
+    if args.command in ("docker-image", "docker-janitor"):
+        return _docker(args)
     if args.command == "play":
         return _play(args)
     if args.command == "replay":

@@ -7,6 +7,7 @@ messages with their class, then the host exits.
 
 from __future__ import annotations
 
+import os
 import sys
 import traceback
 from pathlib import Path
@@ -80,6 +81,43 @@ def serve(source: str, inp: BinaryIO, out: BinaryIO, workdir: Path) -> int:
             _send(out, {"type": "error", "class": "crash", "detail": detail})
             return 1
     return 0
+
+
+#: The largest bot a warm container accepts on its input (an upload is capped far below).
+MAX_RECEIVED = 8 * 1024 * 1024
+
+
+def _read_exactly(fd: int, size: int) -> bytes:
+    data = bytearray()
+    while len(data) < size:
+        chunk = os.read(fd, min(65536, size - len(data)))
+        if not chunk:
+            raise EOFError(f"input ended after {len(data)} of {size} bytes")
+        data += chunk
+    return bytes(data)
+
+
+def receive(workdir: Path = Path("/tmp")) -> int:
+    """A warm container's entry point: wait for the bot on standard input (one line
+    ``SIZE NAME`` then SIZE bytes of code), write it under ``workdir`` and serve it on the same
+    input. Reads with ``os.read`` so nothing after the code is taken from the protocol."""
+    header = bytearray()
+    while not header.endswith(b"\n"):
+        byte = os.read(0, 1)
+        if not byte or len(header) > 300:
+            print("bots_sdk.host: no bot received", file=sys.stderr)
+            return 2
+        header += byte
+    size_text, _, name = header.decode("ascii", errors="replace").strip().partition(" ")
+    if not size_text.isdigit() or int(size_text) > MAX_RECEIVED:
+        print(f"bots_sdk.host: bad header {bytes(header)[:80]!r}", file=sys.stderr)
+        return 2
+    name = "".join(c for c in name if c.isalnum() or c in "._-")[:64]
+    if not name.endswith((".py", ".zip")) or name.startswith("."):
+        name = "bot.py"
+    path = workdir / name
+    path.write_bytes(_read_exactly(0, int(size_text)))
+    return main([str(path), str(workdir)])
 
 
 def main(argv: list[str] | None = None) -> int:

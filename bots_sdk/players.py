@@ -33,7 +33,7 @@ from bots_sdk.protocol import (
     decode_reply,
     encode,
 )
-from bots_sdk.sandbox import Docker, Launch, Launcher, Limits, Namespaces, Unsandboxed
+from bots_sdk.sandbox import Launch, Launcher, Limits, Namespaces, Unsandboxed
 from bots_sdk.view import View
 
 #: Fault classes recorded against a seat.
@@ -287,7 +287,7 @@ class ProcessPlayer:
                 self.bot_pid = _child_of(self.sandbox_init, deadline)
         elif isinstance(self.launcher, Unsandboxed):
             self.bot_pid = self.process.pid
-        # (a container's CPU is not ours to read: its clock is the wall clock)
+        # (a container runs only on its turn: its wall clock bounds its CPU)
         hello = {
             "type": "hello",
             "protocol": VERSION,
@@ -303,15 +303,16 @@ class ProcessPlayer:
             self.name = reply.name  # (cleaned and capped by the decoder)
         # The clock starts now: the interpreter's start-up and the bot's loading are free.
         self.cpu_mark = self._cpu() or 0.0
+        if launch.suspend is not None:
+            launch.suspend()
         return None
 
     def _cpu(self) -> float | None:
         """CPU seconds used so far by the bot: its whole process tree, living or gone, from
         its cgroup; else every process below its sandbox's init; else (unsandboxed) the bot
-        process alone. None where not readable (a container)."""
-        group = self.launch.group if self.launch else None
-        if group is not None:
-            return group.cpu_seconds()
+        process alone. None where not readable (a container, frozen between its turns)."""
+        if self.launch is not None and (self.launch.group or self.launch.clock):
+            return self.launch.cpu_seconds()
         if self.sandbox_init is not None:
             return _tree_cpu(self.sandbox_init)
         if self.bot_pid is None:
@@ -362,7 +363,7 @@ class ProcessPlayer:
             code = None
         if "MemoryError" in bytes(self.stderr).decode(errors="replace"):
             return Fault("memory", f"{what}: out of memory")
-        if self.launch and self.launch.group and self.launch.group.oom_killed():
+        if self.launch and self.launch.oom_killed():
             return Fault("memory", f"{what}: killed by the kernel, over its memory limit")
         if code in (-signal.SIGXCPU, 128 + signal.SIGXCPU):
             return Fault("timeout", f"{what}: over its CPU limit")
@@ -452,11 +453,15 @@ class ProcessPlayer:
             return self.dead
         self.next_id += 1
         message = {"type": "act", "id": self.next_id, "decision": decision, "view": view.to_dict()}
+        if self.launch is not None and self.launch.resume is not None:
+            self.launch.resume()  # (a container between turns is frozen)
         started = time.perf_counter()
         # The clock counts CPU time (the whole tree); the wall clock guards a bot that sleeps.
         wall = limit + WALL_GRACE if limit is not None else 3600.0
         reply = self._exchange(message, wall, expect="action")
         seconds = time.perf_counter() - started
+        if self.launch is not None and self.launch.suspend is not None:
+            self.launch.suspend()
         cpu_now = self._cpu()
         cpu = None if cpu_now is None else max(0.0, cpu_now - self.cpu_mark)
         if cpu_now is not None:
@@ -499,8 +504,6 @@ class ProcessPlayer:
             os.killpg(self.process.pid, signal.SIGKILL)
         except (ProcessLookupError, PermissionError):
             pass
-        if isinstance(self.launcher, Docker):
-            Docker.stop(self.argv)
         _wait_gone(doomed, time.monotonic() + 10)
         try:
             self.process.wait(timeout=10)
@@ -515,6 +518,8 @@ class ProcessPlayer:
         if self.process is None:
             return ""
         if self.process is not None and self.process.poll() is None and not self.dead:
+            if self.launch is not None and self.launch.resume is not None:
+                self.launch.resume()  # (to read its bye)
             self._write(encode({"type": "bye"}), time.monotonic() + 1)
             try:
                 self.process.wait(timeout=2)

@@ -33,9 +33,9 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Callable
 
 from bots_sdk import cgroups, seccomp
 
@@ -67,7 +67,11 @@ class Limits:
 class Launch:
     """One bot process to start: its command, environment and inherited descriptors, the
     seat's cgroup (None where the host has none, or unsandboxed), and where the sandbox
-    reports the bot's pid (bwrap's ``--info-fd``)."""
+    reports the bot's pid (bwrap's ``--info-fd``). A backend whose bot lives elsewhere (a
+    container) gives its own ``oom`` (whether the kernel killed it over its memory),
+    ``cleanup``, and may give ``clock`` (CPU seconds of the bot's whole tree) or
+    ``resume``/``suspend``: the bot runs only between the two (its turn), so its wall time is
+    a bound on its CPU."""
 
     argv: list[str]
     env: dict[str, str]
@@ -76,6 +80,11 @@ class Launch:
     info_read: int | None = None
     #: Descriptors of ours to close once the process has started.
     close_after_start: tuple[int, ...] = ()
+    clock: Callable[[], float | None] | None = None
+    oom: Callable[[], bool] | None = None
+    cleanup: Callable[[], None] | None = None
+    resume: Callable[[], None] | None = None
+    suspend: Callable[[], None] | None = None
 
     def started(self) -> None:
         for fd in self.close_after_start:
@@ -85,8 +94,19 @@ class Launch:
                 pass
         self.close_after_start = ()
 
+    def cpu_seconds(self) -> float | None:
+        if self.clock is not None:
+            return self.clock()
+        return self.group.cpu_seconds() if self.group is not None else None
+
+    def oom_killed(self) -> bool:
+        if self.oom is not None:
+            return self.oom()
+        return self.group is not None and self.group.oom_killed()
+
     def release(self) -> None:
-        """Close what is still open and remove the cgroup (killing what is left in it)."""
+        """Close what is still open and remove the cgroup or container (killing what is left
+        in it)."""
         self.started()
         if self.info_read is not None:
             try:
@@ -97,6 +117,9 @@ class Launch:
         if self.group is not None:
             self.group.remove()
             self.group = None
+        if self.cleanup is not None:
+            cleanup, self.cleanup = self.cleanup, None
+            cleanup()
 
 
 def per_bot_limits() -> str:
@@ -356,87 +379,50 @@ class Namespaces:
 
 @dataclass
 class Docker:
-    """The production backend: each bot in its own container (``docker run -i``) with no
-    network, a read-only root, memory, CPU and process limits, no capabilities, an
-    unprivileged user and no environment of the worker. Every container carries the label
-    ``bidel.bot`` so :meth:`janitor` can remove leftovers. Give workers this launcher through a
-    separate runner host's Docker endpoint (``DOCKER_HOST``), never the local socket: the
+    """The production backend: each bot in a container of its own on the engine
+    ``DOCKER_HOST`` names, through the Docker SDK for Python (:mod:`bots_sdk.containers`): no
+    network, a read-only root, memory, CPU and process limits, no capabilities, the bots'
+    seccomp filter, an unprivileged user, an empty environment, and no path of the referee's
+    shared (the code goes in on the container's input). A warm pool hides the engine's
+    start-up. Point it at a separate runner host's engine, never a worker's local socket: the
     socket is root-equivalent.
     """
 
     limits: Limits = field(default_factory=Limits)
-    image: str = field(default_factory=lambda: Docker.default_image())
     layers: list[str] = field(
         default_factory=lambda: [
-            "container: no network, read-only root, private tmpfs",
-            "memory, CPU, process limits",
-            "no capabilities, no new privileges, uid 65534",
-            "empty environment",
+            "container: no network, read-only root, private tmpfs (bytes and files)",
+            "memory, CPU, process limits of the whole container",
+            "no capabilities, no new privileges, seccomp filter, uid 65534",
+            "empty environment, nothing shared with the referee's host",
         ]
     )
 
     @staticmethod
     def check() -> None:
-        """Raise :class:`SandboxUnavailable` unless a Docker engine answers."""
-        if shutil.which("docker") is None:
-            raise SandboxUnavailable("the docker client is not installed")
-        probe = subprocess.run(["docker", "info", "--format", "{{.ServerVersion}}"],
-                               capture_output=True, text=True, timeout=30)  # fmt: skip
-        if probe.returncode != 0:
-            raise SandboxUnavailable(f"no Docker engine answers: {probe.stderr.strip()[:200]}")
-        image = Docker.default_image()
-        found = subprocess.run(["docker", "image", "inspect", image], capture_output=True,
-                               timeout=30)  # fmt: skip
-        if found.returncode != 0:  # never a pull at match time: the image is built ahead
-            raise SandboxUnavailable(
-                f"the bots' image {image!r} is not on the Docker host (BIDEL_DOCKER_IMAGE)"
-            )
+        """Raise :class:`SandboxUnavailable` unless a Docker engine answers with the bots'
+        image, built from these SDK sources."""
+        from bots_sdk import containers
 
-    @staticmethod
-    def default_image() -> str:
-        return os.environ.get("BIDEL_DOCKER_IMAGE", "python:3.11-slim")
+        try:
+            containers.check()
+        except containers.Unavailable as exc:
+            raise SandboxUnavailable(str(exc)) from None
 
     def launch(self, bot: Path, seat: int) -> Launch:
-        argv, env = self.command(bot, seat)
-        return Launch(argv, env)
+        from bots_sdk import containers
 
-    def command(self, bot: Path, seat: int) -> tuple[list[str], dict[str, str]]:
-        limits = self.limits
-        inside = f"/bot/{bot.name}"
-        argv = [
-            "docker", "run", "--rm", "-i", "--init", "--network", "none", "--read-only",
-            "--tmpfs", f"/tmp:size={limits.tmp_mb}m",
-            "--memory", f"{limits.memory_mb}m", "--memory-swap", f"{limits.memory_mb}m",
-            "--pids-limit", str(limits.processes), "--cpus", "1",
-            "--ulimit", f"cpu={limits.cpu_seconds}:{limits.cpu_seconds + 1}",
-            "--ulimit", f"fsize={limits.file_size_mb * 1024 * 1024}",
-            "--ulimit", f"nofile={limits.open_files}",
-            "--cap-drop", "ALL", "--security-opt", "no-new-privileges", "--user", "65534",
-            "--name", f"bidel-bot-{os.getpid()}-{seat}-{uuid.uuid4().hex[:8]}",
-            "--label", "bidel.bot=1", "--label", f"bidel.seat={seat}",
-            "-v", f"{SDK_ROOT / 'engine'}:/sdk/engine:ro",
-            "-v", f"{SDK_ROOT / 'bots_sdk'}:/sdk/bots_sdk:ro",
-            "-v", f"{bot.resolve()}:{inside}:ro",
-            "-w", "/tmp",
-            self.image, "python", "-I", "-S", "-B", "-c", _HOST, inside, "/tmp",
-        ]  # fmt: skip
-        return argv, {"PATH": os.environ.get("PATH", "/usr/bin:/bin")}
-
-    @staticmethod
-    def stop(argv: list[str]) -> None:
-        """Remove the container started by ``argv`` (killing the client does not stop it)."""
-        name = argv[argv.index("--name") + 1]
-        subprocess.run(["docker", "rm", "-f", name], capture_output=True, timeout=60)
+        try:
+            return containers.launch(bot, seat, self.limits)
+        except containers.Unavailable as exc:
+            raise SandboxUnavailable(str(exc)) from None
 
     @staticmethod
     def janitor() -> int:
-        """Remove every container of a bot that is still there; returns how many."""
-        listed = subprocess.run(["docker", "ps", "-aq", "--filter", "label=bidel.bot"],
-                                capture_output=True, text=True, timeout=60)  # fmt: skip
-        ids = listed.stdout.split()
-        if ids:
-            subprocess.run(["docker", "rm", "-f", *ids], capture_output=True, timeout=120)
-        return len(ids)
+        """Remove the bot containers left behind (see :func:`bots_sdk.containers.janitor`)."""
+        from bots_sdk import containers
+
+        return containers.janitor()
 
 
 Launcher = Unsandboxed | Bubblewrap | Namespaces | Docker

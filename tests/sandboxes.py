@@ -38,3 +38,32 @@ def processes_of(uids: range) -> list[int]:
             if int(fields["Uid"].split()[0]) in uids and not fields["State"].strip()[0] == "Z":
                 pids.append(int(entry.name))
     return pids
+
+
+def docker_suite_problem() -> str:
+    """Why the Docker backend's run of the sandbox tests is skipped ('' when it runs). It runs
+    only inside tests/bots_sdk/test_docker.py's private mount namespace, where the engine is
+    reached through ``DOCKER_HOST`` alone and shares no path with the referee."""
+    if os.environ.get("BIDEL_DOCKER_SUITE") != "1":
+        return "the Docker backend's run goes through DOCKER_HOST only (tests/bots_sdk/test_docker.py)"
+    return sandbox_problem("docker")
+
+
+def backend_problem(backend: str) -> str:
+    return docker_suite_problem() if backend == "docker" else sandbox_problem(backend)
+
+
+def left_behind(backend: str, referee_pid: int | None = None) -> list[str]:
+    """What a referee's bots left running: processes of its seats' uids, or, for the Docker
+    backend, containers of this referee that its warm pool does not hold."""
+    if backend != "docker":
+        return [str(pid) for pid in processes_of(seat_uids(referee_pid))]
+    from bots_sdk import containers
+
+    pool = containers.pool()
+    pool.settle()
+    waiting = {cid for queue in pool.ready.values() for cid in queue}
+    mine = containers.client().api.containers(
+        all=True, filters={"label": f"bidel.owner={containers.owner()}"}
+    )
+    return [found["Id"][:12] for found in mine if found["Id"] not in waiting]

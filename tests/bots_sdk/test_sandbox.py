@@ -10,15 +10,16 @@ import pytest
 from bots_sdk.runner import GameResult, TimeControl, run_match
 from bots_sdk.sandbox import Limits
 from engine.record import verify
-from tests.sandboxes import processes_of, sandbox_problem, seat_uids
+from tests.sandboxes import backend_problem, left_behind
 
 HOSTILE = Path(__file__).parent / "hostile"
 
 
-# Every hostile bot against each local backend: bubblewrap, and the namespaces directly.
-@pytest.fixture(params=["bubblewrap", "namespaces"], autouse=True)
+# Every hostile bot against each backend: bubblewrap, the namespaces directly, and Docker
+# (that one through DOCKER_HOST only, run by test_docker.py).
+@pytest.fixture(params=["bubblewrap", "namespaces", "docker"], autouse=True)
 def backend(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
-    problem = sandbox_problem(request.param)
+    problem = backend_problem(request.param)
     if problem:
         pytest.skip(f"no {request.param} sandbox here: {problem}")
     monkeypatch.setenv("BIDEL_SANDBOX", request.param)
@@ -29,7 +30,7 @@ FAST_CLOCK = TimeControl(move=0.05, bank=0.1)
 LIMITS = Limits(cpu_seconds=2, memory_mb=256)
 
 
-def _match(bot: str, *, hands: int = 1, others: tuple[str, ...] = ("low", "random", "heuristic"),
+def _match(backend: str, bot: str, *, hands: int = 1, others: tuple[str, ...] = ("low", "random", "heuristic"),
            clock: TimeControl = FAST_CLOCK) -> GameResult:  # fmt: skip
     result = run_match(
         "standard", 7, [str(HOSTILE / f"{bot}.py"), *others], hands=hands,
@@ -38,7 +39,7 @@ def _match(bot: str, *, hands: int = 1, others: tuple[str, ...] = ("low", "rando
     game = result.games[0]
     assert verify(game.record)["valid"], "the match must complete with a valid record"
     assert game.state.history and len([h for h in game.state.history if not h.void]) == hands
-    assert processes_of(seat_uids()) == [], "a process of the bot survived the match"
+    assert left_behind(backend) == [], "a process or container of the bot survived the match"
     return game
 
 
@@ -60,60 +61,73 @@ def _classes(game: GameResult) -> list[str]:
         ("eager", "protocol"),
     ],
 )
-def test_hostile_bot_is_classified_and_replaced(bot: str, expected: str) -> None:
-    game = _match(bot)
+def test_hostile_bot_is_classified_and_replaced(backend: str, bot: str, expected: str) -> None:
+    game = _match(backend, bot)
     assert _classes(game)[0] == expected, game.seats[0].faults
     assert game.seats[0].replaced  # the fallback played on
 
 
-def test_cpu_burning_thread_is_stopped_by_its_cpu_limit() -> None:
+def test_cpu_burning_thread_is_stopped_by_its_cpu_limit(backend: str) -> None:
     game = _match(
-        "thread_burn", hands=12, others=("low", "random", "montecarlo"), clock=TimeControl(1, 5)
-    )
+        backend, "thread_burn", hands=12, others=("low", "random", "montecarlo"),
+        clock=TimeControl(1, 5),
+    )  # fmt: skip
     assert "timeout" in _classes(game), game.seats[0].faults
-    assert "CPU" in game.seats[0].faults[0]["detail"]
+    # (a container burns only on its turn, with one CPU: its wall time is its clock)
+    assert "CPU" in game.seats[0].faults[0]["detail"] or backend == "docker"
 
 
-def test_fork_bomb_hits_the_process_limit_and_leaves_nothing() -> None:
-    game = _match("fork_bomb")
+def test_fork_bomb_hits_the_process_limit_and_leaves_nothing(backend: str) -> None:
+    game = _match(backend, "fork_bomb")
     assert "FORK_REFUSED after" in game.seats[0].stderr
     refused_after = int(game.seats[0].stderr.split("FORK_REFUSED after ")[1].split(":")[0])
     assert refused_after < LIMITS.processes
 
 
-def test_no_network_no_secrets_no_other_files(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_no_network_no_secrets_no_other_files(
+    backend: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("SECRET_KEY", "the-workers-secret")
-    game = _match("snoop")
+    game = _match(backend, "snoop")
     report = game.seats[0].stderr
     assert "redis: DENIED" in report  # 127.0.0.1:6379 is unreachable
     assert "interfaces: OPEN \"['lo']\"" in report  # loopback only
     assert "routes: OPEN '[]'" in report  # and no route anywhere (nothing was sent)
-    assert "shadow: DENIED" in report and "passwd: DENIED" in report
-    assert "pid1-environ: DENIED" in report
+    assert "shadow: DENIED" in report
     assert "SECRET_KEY=False" in report and "the-workers-secret" not in report
-    assert "list /work: DENIED" in report and "list /home: DENIED" in report
+    assert "list /work: DENIED" in report
     assert "write-outside: DENIED" in report
+    if backend == "docker":  # the image's own /etc and /home; nothing of the referee's host
+        assert "DOCKER" not in report and "/run/docker.sock" not in report
+    else:
+        assert "passwd: DENIED" in report and "pid1-environ: DENIED" in report
+        assert "list /home: DENIED" in report
     assert not game.seats[0].faults
 
 
-def test_huge_file_is_capped() -> None:
-    game = _match("huge_file")
+def test_huge_file_is_capped(backend: str) -> None:
+    game = _match(backend, "huge_file")
     assert "WRITE_STOPPED after 8 MiB" in game.seats[0].stderr
 
 
-def test_stderr_flood_is_capped() -> None:
-    game = _match("stderr_flood")
+def test_stderr_flood_is_capped(backend: str) -> None:
+    game = _match(backend, "stderr_flood")
     assert len(game.seats[0].stderr) < LIMITS.stderr_bytes + 200
     assert "more bytes of stderr dropped" in game.seats[0].stderr
 
 
-def test_bot_cannot_kill_its_parent() -> None:
-    game = _match("kill_parent")
-    assert "REFUSED" in game.seats[0].stderr and "KILLED" not in game.seats[0].stderr
+def test_bot_cannot_kill_its_parent(backend: str) -> None:
+    game = _match(backend, "kill_parent")
+    if backend == "docker":
+        # its parent is the container's init, pid 1 of the container's PID namespace: the
+        # kernel drops a SIGKILL sent to it from inside (kill() returns 0), and the bot plays on
+        assert game.seats[0].stderr.strip() == "KILLED 1" and not game.seats[0].faults
+    else:
+        assert "REFUSED" in game.seats[0].stderr and "KILLED" not in game.seats[0].stderr
 
 
-def test_daemon_does_not_outlive_the_match() -> None:
-    _match("daemon")  # _match checks no process of the bot's uid is left
+def test_daemon_does_not_outlive_the_match(backend: str) -> None:
+    _match(backend, "daemon")  # _match checks no process of the bot's uid is left
 
 
 def test_reading_another_bots_file(tmp_path: Path) -> None:

@@ -1,0 +1,514 @@
+"""The Docker backend, on the Docker SDK for Python: each bot in a container of its own, on
+whatever engine ``DOCKER_HOST`` names (a separate runner host's, typically), with nothing of
+the referee's filesystem shared.
+
+- **The bots' image** (``BIDEL_DOCKER_IMAGE``, default ``bidel-bot:latest``) holds Python, the
+  engine and the SDK. :func:`build_image` builds it *on the engine* from a context made in
+  memory, so a remote engine needs no copy of our files; it is labelled with the digest of
+  the SDK's sources, and :func:`check` refuses an image built from other sources (a referee
+  and its bots must run the same engine).
+- **The bot's code goes in on standard input**: each container starts
+  :func:`bots_sdk.host.receive`, which waits for ``SIZE NAME`` and the bytes, writes them to
+  its private ``/tmp`` and serves the protocol on the same stream. No bind mount, no archive
+  on a read-only root.
+- **A warm pool** (``BIDEL_DOCKER_POOL`` containers per set of limits, default 4) is started
+  ahead of time, so a seat takes a container already running: the engine's start-up (seconds
+  on some storage drivers) is hidden. A container serves one seat of one match, then is
+  removed; the pool starts a fresh one in the background.
+- **The referee talks to a container through a bridge process** (:func:`bridge`, run as a
+  child of the referee with only the ``DOCKER_*`` settings in its environment): it attaches to
+  the container, sends the code, then copies the referee's pipe to the container's input and
+  splits the container's multiplexed output back to stdout and stderr. To the referee a
+  containerised bot is one more process with pipes.
+- **The clock**: a container is frozen between its turns (the engine's pause), so it cannot
+  think on the others' time, and with one CPU its wall time bounds its CPU: the referee
+  charges wall time. (The engine's stats cannot serve per move: after the first read each
+  waits for the engine's next one-second sample.) **Out of memory** is the engine's
+  ``OOMKilled``.
+- **Labels and a janitor**: every container carries ``bidel.bot``, its owner
+  (``host:pid``) and when it was made; :func:`janitor` removes the leftovers of referees that
+  died, stopped containers, and any older than ``BIDEL_DOCKER_MAX_AGE`` seconds.
+
+The Docker package is imported only when this backend is used: bot authors never need it.
+"""
+
+from __future__ import annotations
+
+import atexit
+import collections
+import concurrent.futures
+import hashlib
+import io
+import json
+import os
+import select
+import socket
+import struct
+import sys
+import tarfile
+import threading
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from bots_sdk import seccomp
+
+if TYPE_CHECKING:
+    from docker import DockerClient
+
+    from bots_sdk.sandbox import Launch, Limits
+
+SDK_ROOT = Path(__file__).resolve().parent.parent
+DEFAULT_IMAGE = "bidel-bot:latest"
+DEFAULT_BASE = "python:3.11-slim-bookworm"
+DEFAULT_POOL = 4
+DEFAULT_MAX_AGE = 24 * 3600
+#: Seconds a stopped container may wait for its referee to read its status and remove it.
+STOPPED_GRACE = 600
+#: The engine settings a bridge may inherit (nothing else of the referee's environment).
+DOCKER_SETTINGS = ("DOCKER_HOST", "DOCKER_TLS_VERIFY", "DOCKER_CERT_PATH", "DOCKER_API_VERSION")
+LABEL = "bidel.bot"
+SDK_LABEL = "bidel.sdk"
+_RECEIVE = (
+    "import sys; sys.path[:0] = ['/sdk']; from bots_sdk.host import receive; sys.exit(receive())"
+)
+_BRIDGE = (
+    "import sys; sys.path[:0] = [{root!r}]; from bots_sdk.containers import bridge; "
+    "sys.exit(bridge())"
+)
+
+
+class Unavailable(RuntimeError):
+    """The engine or the bots' image is not usable; the message says what to do."""
+
+
+def image_name() -> str:
+    return os.environ.get("BIDEL_DOCKER_IMAGE", DEFAULT_IMAGE)
+
+
+def owner() -> str:
+    return f"{socket.gethostname()}:{os.getpid()}"
+
+
+# --- the engine ------------------------------------------------------------------------------
+
+_clients: dict[int, DockerClient] = {}
+
+
+def client() -> DockerClient:
+    """This process's client of the engine ``DOCKER_HOST`` names (the local socket if unset)."""
+    pid = os.getpid()
+    if pid not in _clients:
+        try:
+            import docker
+        except ImportError:
+            raise Unavailable(
+                "the Docker backend needs the docker package (pip install docker)"
+            ) from None
+        try:
+            _clients[pid] = docker.from_env(timeout=60)
+            _clients[pid].ping()
+        except docker.errors.DockerException as exc:
+            _clients.pop(pid, None)
+            raise Unavailable(f"no Docker engine answers: {str(exc)[:200]}") from None
+    return _clients[pid]
+
+
+def sdk_files() -> list[Path]:
+    """The sources the bots' image holds: the engine and the SDK, Python files only."""
+    files = [
+        path
+        for package in ("engine", "bots_sdk")
+        for path in (SDK_ROOT / package).rglob("*.py")
+        if "__pycache__" not in path.parts
+    ]
+    return sorted(files)
+
+
+def sdk_digest() -> str:
+    """A digest of :func:`sdk_files` (paths and contents): the image's ``bidel.sdk`` label."""
+    digest = hashlib.sha256()
+    for path in sdk_files():
+        digest.update(path.relative_to(SDK_ROOT).as_posix().encode() + b"\0")
+        digest.update(path.read_bytes() + b"\0")
+    return digest.hexdigest()[:16]
+
+
+def _context(base: str, digest: str) -> bytes:
+    dockerfile = (
+        f"FROM {base}\n"
+        "COPY sdk /sdk\n"
+        "RUN python -m compileall -q /sdk && chmod -R a+rX,go-w /sdk\n"
+        "USER 65534:65534\n"
+        "WORKDIR /tmp\n"
+        f"LABEL {SDK_LABEL}={digest}\n"
+    )
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w") as tar:
+        entry = tarfile.TarInfo("Dockerfile")
+        entry.size = len(dockerfile.encode())
+        tar.addfile(entry, io.BytesIO(dockerfile.encode()))
+        for path in sdk_files():
+            tar.add(path, arcname=f"sdk/{path.relative_to(SDK_ROOT).as_posix()}")
+    return buffer.getvalue()
+
+
+def build_image(tag: str | None = None, base: str | None = None) -> str:
+    """Build the bots' image on the engine (nothing of ours needs to be on its host); returns
+    its tag. ``base`` (``BIDEL_DOCKER_BASE``) must have ``python`` 3.11 on its PATH."""
+    tag = tag or image_name()
+    base = base or os.environ.get("BIDEL_DOCKER_BASE", DEFAULT_BASE)
+    engine = client()
+    digest = sdk_digest()
+    try:
+        engine.images.build(
+            fileobj=io.BytesIO(_context(base, digest)), custom_context=True, tag=tag, rm=True,
+            forcerm=True, pull=False, network_mode="none",
+        )  # fmt: skip
+    except Exception as exc:  # docker.errors.BuildError / APIError: say which and why
+        raise Unavailable(f"building {tag!r} from {base!r} failed: {str(exc)[:300]}") from None
+    return tag
+
+
+def check() -> None:
+    """Raise :class:`Unavailable` unless the engine answers and holds the bots' image, built
+    from these very sources."""
+    import docker
+
+    engine = client()
+    name = image_name()
+    try:
+        image = engine.images.get(name)
+    except docker.errors.ImageNotFound:
+        raise Unavailable(
+            f"the bots' image {name!r} is not on the Docker host: build it with "
+            "`python -m bots_sdk docker-image` (BIDEL_DOCKER_IMAGE names another)"
+        ) from None
+    built_from = (image.labels or {}).get(SDK_LABEL)
+    if built_from != sdk_digest():
+        raise Unavailable(
+            f"the bots' image {name!r} holds other SDK sources ({built_from or 'unlabelled'}, "
+            f"these are {sdk_digest()}): rebuild it with `python -m bots_sdk docker-image`"
+        )
+
+
+# --- containers ------------------------------------------------------------------------------
+
+
+def container_options(limits: Limits) -> dict[str, Any]:
+    """How every bot container is made (``containers.create`` keywords): no network, a
+    read-only root and a private ``/tmp`` (bytes and files capped), one CPU, memory without
+    swap, a process cap, rlimits, no capabilities, no new privileges, the bots' seccomp
+    filter, an unprivileged user, an empty environment, and our labels."""
+    from docker.types import Ulimit
+
+    cpu = limits.cpu_seconds
+    return {
+        "command": ["python", "-I", "-S", "-B", "-c", _RECEIVE],
+        "stdin_open": True,
+        "network_mode": "none",
+        "read_only": True,
+        "tmpfs": {
+            "/tmp": f"size={limits.tmp_mb}m,nr_inodes={limits.tmp_files},mode=1777,nosuid,nodev"
+        },
+        "mem_limit": f"{limits.memory_mb}m",
+        "memswap_limit": f"{limits.memory_mb}m",
+        "pids_limit": limits.processes,
+        "nano_cpus": 1_000_000_000,
+        "ulimits": [
+            # (per process, as in the other backends: an allocation past it is a MemoryError
+            # at once, where the container's limit alone would first make it crawl)
+            Ulimit(name="as", soft=limits.memory_mb << 20, hard=limits.memory_mb << 20),
+            Ulimit(name="cpu", soft=cpu, hard=cpu + 1),
+            Ulimit(name="fsize", soft=limits.file_size_mb << 20, hard=limits.file_size_mb << 20),
+            Ulimit(name="nofile", soft=limits.open_files, hard=limits.open_files),
+            Ulimit(name="core", soft=0, hard=0),
+        ],
+        "cap_drop": ["ALL"],
+        "security_opt": [
+            "no-new-privileges",
+            "seccomp=" + json.dumps(seccomp.docker_profile(), separators=(",", ":")),
+        ],
+        "user": "65534:65534",
+        "environment": {},
+        "working_dir": "/tmp",
+        "init": True,
+        "ipc_mode": "private",
+        "labels": {
+            LABEL: "1",
+            "bidel.owner": owner(),
+            "bidel.created": str(int(time.time())),
+            "bidel.limits": _key(limits),
+        },
+    }
+
+
+def _key(limits: Limits) -> str:
+    return ",".join(f"{k}={v}" for k, v in sorted(vars(limits).items()))
+
+
+def _start(limits: Limits) -> str:
+    """Make and start one container; returns its id."""
+    engine = client()
+    container = engine.containers.create(image_name(), **container_options(limits))
+    try:
+        container.start()
+    except Exception:
+        container.remove(force=True)
+        raise
+    return str(container.id)
+
+
+def _remove(container_id: str) -> None:
+    try:
+        client().api.remove_container(container_id, force=True)
+    except Exception:  # noqa: BLE001 — gone already, or the engine is: the janitor's job then
+        pass
+
+
+def _running(container_id: str) -> bool:
+    try:
+        return bool(client().api.inspect_container(container_id)["State"]["Running"])
+    except Exception:  # noqa: BLE001
+        return False
+
+
+class Pool:
+    """Started containers waiting for a bot, per set of limits. :meth:`take` hands one out
+    (or starts one cold when none waits) and starts its replacement in the background."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self.ready: dict[str, collections.deque[str]] = collections.defaultdict(collections.deque)
+        self.starting: collections.Counter[str] = collections.Counter()
+        self.lock = threading.Lock()
+        self.changed = threading.Condition(self.lock)
+        self.closed = False
+
+    def take(self, limits: Limits) -> tuple[str, bool]:
+        """A running container for a bot under ``limits``, and whether it was warm."""
+        key = _key(limits)
+        while True:
+            with self.lock:
+                waiting = self.ready[key].popleft() if self.ready[key] else None
+            self.fill(limits)
+            if waiting is None:
+                return _start(limits), False
+            if _running(waiting):
+                return waiting, True
+            _remove(waiting)  # (removed by someone else's janitor, or died: take the next)
+
+    def fill(self, limits: Limits) -> None:
+        """Start, in the background, what the pool lacks for ``limits``."""
+        key = _key(limits)
+        with self.lock:
+            missing = self.size - len(self.ready[key]) - self.starting[key]
+            self.starting[key] += max(missing, 0)
+        for _ in range(max(missing, 0)):
+            threading.Thread(target=self._add, args=(limits, key), daemon=True).start()
+
+    def _add(self, limits: Limits, key: str) -> None:
+        try:
+            container_id = _start(limits)
+        except Exception:  # noqa: BLE001 — a cold start will say what is wrong
+            container_id = None
+        with self.lock:
+            self.starting[key] -= 1
+            self.changed.notify_all()
+            if container_id is not None and not self.closed:
+                self.ready[key].append(container_id)
+                return
+        if container_id is not None:
+            _remove(container_id)
+
+    def settle(self, timeout: float = 300) -> bool:
+        """Wait until no container is being started; whether that happened in ``timeout``."""
+        with self.lock:
+            return self.changed.wait_for(lambda: not +self.starting, timeout)
+
+    def close(self) -> None:
+        with self.lock:
+            self.closed = True
+            waiting = [cid for queue in self.ready.values() for cid in queue]
+            self.ready.clear()
+        for container_id in waiting:
+            _remove(container_id)
+
+
+_pools: dict[int, Pool] = {}
+
+
+def pool() -> Pool:
+    """This process's warm pool (``BIDEL_DOCKER_POOL`` per set of limits; 0 starts every
+    container cold). The first call also sweeps leftovers (:func:`janitor`)."""
+    pid = os.getpid()
+    if pid not in _pools:
+        janitor()
+        _pools[pid] = Pool(int(os.environ.get("BIDEL_DOCKER_POOL", DEFAULT_POOL)))
+        atexit.register(_pools[pid].close)
+    return _pools[pid]
+
+
+def launch(bot: Path, seat: int, limits: Limits) -> Launch:
+    """A seat's bot in a container of the pool, spoken to through :func:`bridge`."""
+    from bots_sdk.sandbox import Launch
+
+    container_id, _warm = pool().take(limits)
+    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin")}
+    env.update({name: os.environ[name] for name in DOCKER_SETTINGS if name in os.environ})
+    argv = [
+        sys.executable, "-I", "-c", _BRIDGE.format(root=str(SDK_ROOT)), container_id,
+        str(bot.resolve()),
+    ]  # fmt: skip
+    turns = Turns(container_id)
+
+    def cleanup() -> None:
+        turns.close()
+        _remove(container_id)
+
+    return Launch(
+        argv, env, oom=lambda: _oom(container_id), cleanup=cleanup, resume=turns.resume,
+        suspend=turns.suspend,
+    )  # fmt: skip
+
+
+class Turns:
+    """Freezes a container between its turns (the engine's pause: the cgroup freezer), so a
+    bot cannot think on others' time and its wall clock bounds its CPU. Resuming waits for the
+    engine; freezing is queued behind it, off the referee's path."""
+
+    def __init__(self, container_id: str) -> None:
+        self.container_id = container_id
+        self.worker = concurrent.futures.ThreadPoolExecutor(max_workers=1)
+        self.frozen = False
+
+    def _set(self, frozen: bool) -> None:
+        if frozen == self.frozen:
+            return
+        api = client().api
+        try:
+            (api.pause if frozen else api.unpause)(self.container_id)
+            self.frozen = frozen
+        except Exception:  # noqa: BLE001 — it exited or was removed: nothing to freeze
+            pass
+
+    def resume(self) -> None:
+        self.worker.submit(self._set, False).result()
+
+    def suspend(self) -> None:
+        self.worker.submit(self._set, True)
+
+    def close(self) -> None:
+        self.worker.shutdown(wait=True)
+
+
+def _oom(container_id: str) -> bool:
+    try:
+        return bool(client().api.inspect_container(container_id)["State"]["OOMKilled"])
+    except Exception:  # noqa: BLE001
+        return False
+
+
+def janitor(max_age: float | None = None) -> int:
+    """Remove bot containers left behind: those stopped for a while, those of a referee on
+    this host that is gone, and any older than ``max_age`` seconds (``BIDEL_DOCKER_MAX_AGE``, a day). Returns
+    how many it removed."""
+    if max_age is None:
+        max_age = float(os.environ.get("BIDEL_DOCKER_MAX_AGE", DEFAULT_MAX_AGE))
+    here = socket.gethostname()
+    removed = 0
+    for found in client().api.containers(all=True, filters={"label": LABEL}):
+        labels = found.get("Labels") or {}
+        host, _, pid = labels.get("bidel.owner", ":").rpartition(":")
+        age = time.time() - int(labels.get("bidel.created", "0") or 0)
+        orphan = host == here and pid.isdigit() and not _alive(int(pid))
+        stopped = found.get("State") != "running" and age > STOPPED_GRACE
+        if stopped or orphan or age > max_age:
+            _remove(found["Id"])
+            removed += 1
+    return removed
+
+
+def janitor_all() -> int:
+    """Remove every bot container on the engine, in use or not (an operator's reset)."""
+    listed = client().api.containers(all=True, filters={"label": LABEL})
+    for found in listed:
+        _remove(found["Id"])
+    return len(listed)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+# --- the bridge ------------------------------------------------------------------------------
+
+_STDOUT, _STDERR = 1, 2
+
+
+def bridge(argv: list[str] | None = None) -> int:
+    """``bridge CONTAINER BOT``: attach to the container, send it the bot's code, then copy
+    our stdin to its input and its multiplexed output to our stdout and stderr until it ends.
+    Exits with the container's status (137 when killed)."""
+    container_id, bot = (sys.argv[1:] if argv is None else argv)[:2]
+    code = Path(bot).read_bytes()
+    api = client().api
+    attached = api.attach_socket(
+        container_id, params={"stdin": 1, "stdout": 1, "stderr": 1, "stream": 1}
+    )
+    sock: socket.socket = getattr(attached, "_sock", attached)
+    sock.setblocking(True)
+    sock.sendall(f"{len(code)} {Path(bot).name}\n".encode() + code)
+    frames = bytearray()
+    stdin_open = True
+    while True:
+        watched = [sock, 0] if stdin_open else [sock]
+        pending = getattr(sock, "pending", lambda: 0)()  # (TLS: bytes already decrypted)
+        readable = [sock] if pending else select.select(watched, [], [])[0]
+        if 0 in readable:
+            data = os.read(0, 65536)
+            if data:
+                sock.sendall(data)
+            else:
+                stdin_open = False
+                try:
+                    sock.shutdown(socket.SHUT_WR)  # the container's stdin ends
+                except OSError:
+                    pass
+        if sock in readable:
+            try:
+                chunk = sock.recv(65536)
+            except OSError:
+                chunk = b""
+            if not chunk:
+                break
+            frames += chunk
+            while len(frames) >= 8:
+                stream, size = struct.unpack(">BxxxL", frames[:8])
+                if len(frames) < 8 + size:
+                    break
+                payload = bytes(frames[8 : 8 + size])
+                del frames[: 8 + size]
+                _write_all(_STDERR if stream == _STDERR else _STDOUT, payload)
+    try:
+        status = int(api.wait(container_id, timeout=30)["StatusCode"])
+    except Exception:  # noqa: BLE001 — removed under us: it was killed
+        status = 137
+    return min(max(status, 0), 255)
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        try:
+            view = view[os.write(fd, view) :]
+        except BrokenPipeError:
+            return
+        except BlockingIOError:
+            select.select([], [fd], [])
