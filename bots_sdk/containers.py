@@ -40,6 +40,7 @@ import concurrent.futures
 import hashlib
 import io
 import json
+import logging
 import os
 import select
 import socket
@@ -58,6 +59,7 @@ if TYPE_CHECKING:
 
     from bots_sdk.sandbox import Launch, Limits
 
+log = logging.getLogger(__name__)
 SDK_ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_IMAGE = "bidel-bot:latest"
 DEFAULT_BASE = "python:3.11-slim-bookworm"
@@ -260,16 +262,24 @@ def _start(limits: Limits) -> str:
 
 
 def _remove(container_id: str) -> None:
-    try:
-        client().api.remove_container(container_id, force=True)
-    except Exception:  # noqa: BLE001 — gone already, or the engine is: the janitor's job then
-        pass
+    import docker
+
+    for attempt in (1, 2):
+        try:
+            client().api.remove_container(container_id, force=True)
+            return
+        except docker.errors.NotFound:
+            return
+        except Exception as exc:  # noqa: BLE001 — the engine's trouble: once more, then the janitor's
+            if attempt == 2:
+                log.warning("could not remove bot container %s: %s", container_id[:12], exc)
 
 
 def _running(container_id: str) -> bool:
     try:
         return bool(client().api.inspect_container(container_id)["State"]["Running"])
-    except Exception:  # noqa: BLE001
+    except Exception as exc:  # noqa: BLE001
+        log.warning("bot container %s is not usable: %s", container_id[:12], exc)
         return False
 
 

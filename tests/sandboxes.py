@@ -66,4 +66,4 @@ def left_behind(backend: str, referee_pid: int | None = None) -> list[str]:
     mine = containers.client().api.containers(
         all=True, filters={"label": f"bidel.owner={containers.owner()}"}
     )
-    return [found["Id"][:12] for found in mine if found["Id"] not in waiting]
+    return [f"{found['Id'][:12]} ({found['Status']})" for found in mine if found["Id"] not in waiting]
