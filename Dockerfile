@@ -16,14 +16,17 @@ RUN apt-get update \
     && mkdir -p /var/lib/bidel && chown bidel /var/lib/bidel
 
 WORKDIR /app
+# The pinned dependencies first, in a layer of their own: a change of our code alone reuses it.
 COPY pyproject.toml constraints.txt README.md ./
+RUN python -c "import tomllib; print('\n'.join(tomllib.load(open('pyproject.toml', 'rb'))['project']['dependencies']))" > /tmp/requirements.txt \
+    && pip install -c constraints.txt -r /tmp/requirements.txt && rm /tmp/requirements.txt
 COPY engine engine
 COPY bots_sdk bots_sdk
 COPY arena arena
 COPY hearts_platform hearts_platform
 COPY hearts_runner hearts_runner
 COPY manage.py ./
-RUN pip install -c constraints.txt . \
+RUN pip install --no-deps -c constraints.txt . \
     && DEBUG=1 python manage.py collectstatic --noinput
 
 USER bidel
