@@ -23,7 +23,8 @@ EXAMPLES = ("ducker", "dumper", "ducker", "dumper")
 def rate(count: int, timeout: float = 1800) -> dict[str, float | int]:
     import bots_sdk
     from arena import services
-    from arena.models import BotVersion as Version, Match
+    from arena.models import BotVersion as Version
+    from arena.models import Match
 
     user = services.user_create(username=f"bench-{uuid.uuid4().hex[:6]}", password="bench phrase")
     examples = os.path.join(os.path.dirname(bots_sdk.__file__), "examples")

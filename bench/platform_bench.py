@@ -63,18 +63,24 @@ def _uploaded_bots() -> list:
         bot = services.bot_create(owner=user, name=f"{example}-{i}-{uuid.uuid4().hex[:4]}")
         code = (examples / f"{example}.py").read_bytes()
         version = services.version_upload(bot=bot, user=user, filename=f"{example}.py", data=code)
-        versions.append(services.version_validate(version_id=version.pk))
+        versions.append(services.version_validate(version_id=version.pk))  # (here, at once)
     return versions
 
 
 def _throughput(versions: list, count: int, processes: int) -> float:
     from arena import services
     from arena.models import Match
+    from hearts_runner.config import FORBIDDEN
     from tests.support import celery_worker, child_env
 
     env = child_env({})
-    with celery_worker(env=env, hostname=f"bench-{processes}-{uuid.uuid4().hex[:4]}@bench",
-                       queues=["celery"], concurrency=processes):  # fmt: skip
+    runner_env = {k: v for k, v in env.items() if k not in FORBIDDEN}
+    tag = uuid.uuid4().hex[:4]
+    # a platform worker (claims, stores, rates) and a runner (plays), as in `make demo`
+    with celery_worker(env=env, hostname=f"bench-{processes}-{tag}@bench",
+                       queues=["celery"], concurrency=processes), \
+         celery_worker(env=runner_env, hostname=f"bench-runner-{processes}-{tag}@bench",
+                       queues=["runner"], concurrency=processes, app="hearts_runner"):  # fmt: skip
         started = time.perf_counter()
         ids = [
             services.match_create(

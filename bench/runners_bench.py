@@ -152,8 +152,9 @@ def demo_rate(count: int) -> dict[str, float]:
     from django_setup import setup_django
 
     folder = setup_django(use_env=False, prefix="bidel-bench-demo-")
-    from hearts_runner.config import FORBIDDEN
     from ladder_rate import rate
+
+    from hearts_runner.config import FORBIDDEN
     from tests.support import celery_worker, child_env
 
     env = child_env({})
@@ -230,10 +231,13 @@ def main() -> None:
         return
     rates = compose_rates(args.matches)
     for runners, found in rates.items():
-        print(f"  compose, {runners} runner{'s' if runners > 1 else ' '} (PostgreSQL, Redis)     "
-              f"{found['per_minute']:7.1f}/min   ({found['seconds']} s, {found['failed']} failed)")  # fmt: skip
-    print(f"  compose scaling 1 -> 2 runners: {rates[2]['per_minute'] / rates[1]['per_minute']:.2f}x;"
-          f" compose (1 runner) / make demo: {rates[1]['per_minute'] / demo['per_minute']:.2f}x")  # fmt: skip
+        label = f"compose, {runners} runner{'s' if runners > 1 else ' '} (PostgreSQL, Redis)"
+        print(f"  {label:<46}  {found['per_minute']:7.1f}/min   ({found['seconds']} s, "
+              f"{found['failed']} failed)")  # fmt: skip
+    scaling = rates[2]["per_minute"] / rates[1]["per_minute"]
+    versus = rates[1]["per_minute"] / demo["per_minute"]
+    print(f"  compose scaling 1 -> 2 runners: {scaling:.2f}x; compose (1 runner) / make demo: "
+          f"{versus:.2f}x")  # fmt: skip
 
 
 if __name__ == "__main__":

@@ -224,7 +224,9 @@ def main(argv: list[str] | None = None) -> int:
         "docker-image", help="build the bots' image for the docker sandbox on DOCKER_HOST's engine"
     )
     image.add_argument("--tag", help="default: $BIDEL_DOCKER_IMAGE or bidel-bot:latest")
-    image.add_argument("--base", help="an image with python3.11 (default python:3.11-slim-bookworm)")
+    image.add_argument(
+        "--base", help="an image with python3.11 (default python:3.11-slim-bookworm)"
+    )
     sweep = commands.add_parser("docker-janitor", help="remove bot containers left behind")
     sweep.add_argument("--all", action="store_true", help="every bot container, even in use")
     args = parser.parse_args(argv)

@@ -421,8 +421,8 @@ def _oom(container_id: str) -> bool:
 
 def janitor(max_age: float | None = None) -> int:
     """Remove bot containers left behind: those stopped for a while, those of a referee on
-    this host that is gone, and any older than ``max_age`` seconds (``BIDEL_DOCKER_MAX_AGE``, a day). Returns
-    how many it removed."""
+    this host that is gone, and any older than ``max_age`` seconds (``BIDEL_DOCKER_MAX_AGE``,
+    a day). Returns how many it removed."""
     if max_age is None:
         max_age = float(os.environ.get("BIDEL_DOCKER_MAX_AGE", DEFAULT_MAX_AGE))
     here = socket.gethostname()

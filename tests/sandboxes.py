@@ -45,7 +45,10 @@ def docker_suite_problem() -> str:
     only inside tests/bots_sdk/test_docker.py's private mount namespace, where the engine is
     reached through ``DOCKER_HOST`` alone and shares no path with the referee."""
     if os.environ.get("BIDEL_DOCKER_SUITE") != "1":
-        return "the Docker backend's run goes through DOCKER_HOST only (tests/bots_sdk/test_docker.py)"
+        return (
+            "the Docker backend's run goes through DOCKER_HOST only "
+            "(tests/bots_sdk/test_docker.py)"
+        )
     return sandbox_problem("docker")
 
 
@@ -66,4 +69,4 @@ def left_behind(backend: str, referee_pid: int | None = None) -> list[str]:
     mine = containers.client().api.containers(
         all=True, filters={"label": f"bidel.owner={containers.owner()}"}
     )
-    return [f"{found['Id'][:12]} ({found['Status']})" for found in mine if found["Id"] not in waiting]
+    return [f"{c['Id'][:12]} ({c['Status']})" for c in mine if c["Id"] not in waiting]

@@ -84,6 +84,9 @@ def deployment() -> Iterator[dict[str, Any]]:
         "POSTGRES_PASSWORD": secrets.token_urlsafe(24),
         "BIDEL_PORT": str(port),
         "ALLOWED_HOSTS": "localhost,127.0.0.1",
+        # a lost match is played again within a minute here (20 minutes by default)
+        "MATCH_LEASE_SECONDS": "45",
+        "REAP_SECONDS": "5",
     }
     compose = ["docker-compose", "-p", project]
     try:
@@ -113,6 +116,109 @@ def test_compose_up_is_healthy_with_the_sandbox_green(deployment: dict[str, Any]
     assert health["database"]["vendor"] == "postgresql" and health["runners"]["count"] >= 1
     assert health["sandbox"]["ok"] is True and health["sandbox"]["backend"] == "bubblewrap"
     assert health["sandbox"]["limits"].startswith("per bot:"), health["sandbox"]
+
+
+def _signed_up(base: str, name: str) -> requests.Session:
+    session = requests.Session()
+    user = {"username": name, "password": f"a long passphrase for {name}"}
+    assert session.post(f"{base}/api/users/", json=user, timeout=30).status_code == 201
+    token = session.post(f"{base}/api/token/", json=user, timeout=30).json()["token"]
+    session.headers["Authorization"] = f"Token {token}"
+    return session
+
+
+def _upload(session: requests.Session, base: str, name: str, code: bytes) -> int:
+    bot = session.post(f"{base}/api/bots/", json={"name": name}, timeout=30).json()["id"]
+    upload = session.post(f"{base}/api/bots/{bot}/versions/",
+                          files={"file": (f"{name}.py", code)}, timeout=60)  # fmt: skip
+    assert upload.status_code == 201, upload.text
+    return int(bot)
+
+
+def _settled(session: requests.Session, base: str, bot: int) -> Callable[[], Any]:
+    def settled() -> Any:
+        version = session.get(f"{base}/api/bots/{bot}/versions/1/", timeout=30).json()
+        return version if version["status"] in ("active", "rejected") else None
+
+    return settled
+
+
+def _runners(deployment: dict[str, Any]) -> list[str]:
+    done = _run(*deployment["compose"], "ps", "-q", "runner", env=deployment["env"])
+    return done.stdout.split()
+
+
+def _django(deployment: dict[str, Any], code: str) -> str:
+    """Run ``code`` in the platform's worker container (its Django, its database)."""
+    return _run(*deployment["compose"], "exec", "-T", "worker", "python", "manage.py", "shell",
+                "-c", code, env=deployment["env"]).stdout  # fmt: skip
+
+
+SLOW = b"""import time
+from bots_sdk import Bot, lowest
+
+
+class Slow(Bot):
+    def pass_cards(self, view):
+        return view.hand[:3]
+
+    def play(self, view):
+        time.sleep(0.25)
+        return lowest(view.legal)
+"""
+
+
+def test_a_runner_killed_mid_match_another_plays_it_and_it_is_stored_once(
+    deployment: dict[str, Any],
+) -> None:
+    # (first of the tests with uploads: only this match's bot runs in a runner's sandbox)
+    base, compose, env = deployment["base"], deployment["compose"], deployment["env"]
+    _run(*compose, "up", "-d", "--no-build", "--scale", "runner=2", env=env)
+    _wait(lambda: (_health(base) or {}).get("runners", {}).get("count", 0) >= 2, 300,
+          "two runners in the health report")  # fmt: skip
+    session = _signed_up(base, "grace")
+    bot = _upload(session, base, "slow", SLOW)
+    version = _wait(_settled(session, base, bot), 180, "the slow bot's validation")
+    assert version["status"] == "active", version["validation_log"]
+    created = session.post(f"{base}/api/matches/", json={
+        "seats": [bot, "low", "random", "heuristic"], "hands": 4}, timeout=30)  # fmt: skip
+    assert created.status_code == 201, created.text
+    match = created.json()["id"]
+
+    def playing() -> str | None:  # the runner whose sandbox holds the slow bot now
+        for container in _runners(deployment):
+            top = subprocess.run(["docker", "top", container, "-eo", "args"],
+                                 capture_output=True, text=True).stdout  # fmt: skip
+            if "bwrap" in top:
+                return container
+        return None
+
+    victim = _wait(playing, 120, "the match's bot in a runner's sandbox")
+    survivor = next(c for c in _runners(deployment) if c != victim)
+    _run("docker", "kill", victim)
+    # a runner, compromised or confused, sends a result under a claim it does not hold
+    forged = {"kind": "match", "ref": match, "claim": "forged", "ok": False,
+              "cause": "sandbox", "error": "FORGED", "runner": "forger"}  # fmt: skip
+    _run("docker", "exec", survivor, "python", "-c",
+         "import sys, json; from hearts_runner.celery import app; "
+         "app.send_task('arena.job_finished', args=[json.loads(sys.argv[1])], queue='celery')",
+         json.dumps(forged))  # fmt: skip
+
+    def done() -> Any:
+        found = session.get(f"{base}/api/matches/{match}/", timeout=30).json()
+        return found if found["status"] in ("finished", "failed") else None
+
+    finished = _wait(done, 400, "the match played again by the other runner")
+    assert finished["status"] == "finished", finished
+    record = session.get(f"{base}/api/matches/{match}/record/", timeout=30).json()
+    assert len([hand for hand in record["hands"] if not hand.get("void")]) == 4
+    stored = json.loads(_django(deployment, (
+        f"import json; from arena.models import Match; m = Match.objects.get(pk={match}); "
+        "print(json.dumps({'attempts': m.attempts, 'seats': m.seats.count(), "
+        "'ranked': m.seats.exclude(rank=None).count(), 'error': m.error}))"
+    )).strip().splitlines()[-1])  # fmt: skip
+    assert stored["attempts"] >= 2, stored  # the first runner's claim was lost, then reissued
+    assert stored["seats"] == stored["ranked"] == 4 and "FORGED" not in stored["error"], stored
 
 
 def test_an_upload_is_validated_and_played_on_the_ladder_by_a_runner(
@@ -186,6 +292,36 @@ def test_the_red_team_suite_passes_inside_the_runners_image(deployment: dict[str
     tail = done.stdout[-4000:]
     assert done.returncode == 0, tail + done.stderr[-2000:]
     assert " passed" in tail and " skipped" not in tail.splitlines()[-1], tail
+
+
+def test_with_no_runner_able_to_sandbox_uploads_are_rejected_saying_why_and_health_is_red(
+    deployment: dict[str, Any],
+) -> None:
+    base, compose, env = deployment["base"], deployment["compose"], deployment["env"]
+    _run(*compose, "up", "-d", "--no-build", "--scale", "runner=0", env=env)
+    # a runner started as an operator might by mistake: the image's user, Docker's defaults
+    name = f"{deployment['project']}-unprivileged-runner"
+    _run("docker", "run", "-d", "--name", name, "--network", f"{deployment['project']}_broker",
+         "-e", "REDIS_URL=redis://redis:6379/0", "bidel:latest",
+         "python", "-m", "hearts_runner", "--concurrency=1")  # fmt: skip
+    try:
+        def red() -> Any:
+            response = requests.get(f"{base}/api/health/", timeout=10)
+            body = response.json()
+            return body if response.status_code == 503 and body["runners"]["count"] == 1 else None
+
+        health = _wait(red, 120, "a red health report with the one runner")
+        assert health["sandbox"]["ok"] is False and health["sandbox"]["detail"], health
+        session = _signed_up(base, "hedy")
+        bot = _upload(session, base, "hopeful", SLOW)
+        started = time.monotonic()
+        version = _wait(_settled(session, base, bot), 90, "the upload's verdict")
+        assert time.monotonic() - started < 60
+        assert version["status"] == "rejected", version
+        assert "no runner could sandbox it" in version["validation_log"], version
+    finally:
+        subprocess.run(["docker", "rm", "-f", name], capture_output=True)
+        _run(*compose, "up", "-d", "--no-build", "--scale", "runner=1", env=env)
 
 
 def test_down_leaves_no_container(deployment: dict[str, Any]) -> None:

@@ -113,7 +113,8 @@ tar -C "$1" --exclude=./.venv --exclude=./.git --exclude=./test-artifacts -cf - 
 cd /tmp/project
 test ! -e /run/docker.sock
 "$2" -m bots_sdk docker-image
-exec "$2" -m pytest -q -p no:cacheprovider -o addopts=-ra --log-level=WARNING tests/bots_sdk/test_sandbox.py -k docker
+exec "$2" -m pytest -q -p no:cacheprovider -o addopts=-ra --log-level=WARNING \
+    tests/bots_sdk/test_sandbox.py -k docker
 """
 
 

@@ -30,7 +30,8 @@ FAST_CLOCK = TimeControl(move=0.05, bank=0.1)
 LIMITS = Limits(cpu_seconds=2, memory_mb=256)
 
 
-def _match(backend: str, bot: str, *, hands: int = 1, others: tuple[str, ...] = ("low", "random", "heuristic"),
+def _match(backend: str, bot: str, *, hands: int = 1,
+           others: tuple[str, ...] = ("low", "random", "heuristic"),
            clock: TimeControl = FAST_CLOCK) -> GameResult:  # fmt: skip
     result = run_match(
         "standard", 7, [str(HOSTILE / f"{bot}.py"), *others], hands=hands,
