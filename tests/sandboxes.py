@@ -40,20 +40,17 @@ def processes_of(uids: range) -> list[int]:
     return pids
 
 
-def docker_suite_problem() -> str:
-    """Why the Docker backend's run of the sandbox tests is skipped ('' when it runs). It runs
-    only inside tests/bots_sdk/test_docker.py's private mount namespace, where the engine is
-    reached through ``DOCKER_HOST`` alone and shares no path with the referee."""
-    if os.environ.get("BIDEL_DOCKER_SUITE") != "1":
-        return (
-            "the Docker backend's run goes through DOCKER_HOST only "
-            "(tests/bots_sdk/test_docker.py)"
-        )
-    return sandbox_problem("docker")
+def backends_under_test() -> list[str]:
+    """The backends a sandbox test module runs on: the local ones; or only Docker inside
+    tests/bots_sdk/test_docker.py's private mount namespace (``BIDEL_DOCKER_SUITE=1``), where
+    the engine is reached through ``DOCKER_HOST`` alone and shares no path with the referee."""
+    if os.environ.get("BIDEL_DOCKER_SUITE") == "1":
+        return ["docker"]
+    return ["bubblewrap", "namespaces"]
 
 
 def backend_problem(backend: str) -> str:
-    return docker_suite_problem() if backend == "docker" else sandbox_problem(backend)
+    return sandbox_problem(backend)
 
 
 def left_behind(backend: str, referee_pid: int | None = None) -> list[str]:

@@ -291,7 +291,6 @@ def test_the_red_team_suite_passes_inside_the_runners_image(deployment: dict[str
     )  # fmt: skip
     tail = done.stdout[-4000:]
     assert done.returncode == 0, tail + done.stderr[-2000:]
-    # (the Docker backend's run of the suite is test_docker.py's, deselected here)
     summary = tail.splitlines()[-1]
     assert " passed" in summary and " skipped" not in summary, tail
 

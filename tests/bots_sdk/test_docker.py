@@ -101,20 +101,20 @@ def engine_over_tcp() -> Iterator[str]:
 
 
 # In a private mount namespace: /run (the engine's socket) and /tmp are empty tmpfs, the project
-# is copied into that /tmp, the bots' image is built from the copy, and the sandbox suite runs
+# is copied into that /run, the bots' image is built from the copy, and the sandbox suite runs
 # from it. The engine, outside, can see none of those files.
 _ISOLATED = r"""
 set -eu
 mount -t tmpfs bidel-private /run
-mount -t tmpfs bidel-private /tmp
-mkdir /tmp/project
+mkdir /run/project
 tar -C "$1" --exclude=./.venv --exclude=./.git --exclude=./test-artifacts -cf - . \
-    | tar -C /tmp/project -xf -
-cd /tmp/project
+    | tar -C /run/project -xf -
+mount -t tmpfs bidel-private /tmp
+cd /run/project
 test ! -e /run/docker.sock
 "$2" -m bots_sdk docker-image
 exec "$2" -m pytest -q -p no:cacheprovider -o addopts=-ra --log-level=WARNING \
-    tests/bots_sdk/test_sandbox.py -k docker
+    tests/bots_sdk/test_sandbox.py
 """
 
 
@@ -139,6 +139,6 @@ def test_the_sandbox_suite_passes_on_an_engine_reached_only_through_docker_host(
     assert done.returncode == 0, out
     assert "built bidel-bot:latest" in done.stdout and "on http://127.0.0.1:" in done.stdout, out
     summary = done.stdout.strip().splitlines()[-1]
-    assert " passed" in summary and "skipped" not in summary and "deselected" in summary, out
+    assert " passed" in summary and "skipped" not in summary and "failed" not in summary, out
     # and nothing of it is left on the engine
     assert containers.client().api.containers(all=True, filters={"label": "bidel.bot"}) == []

@@ -10,14 +10,15 @@ import pytest
 from bots_sdk.runner import GameResult, TimeControl, run_match
 from bots_sdk.sandbox import Limits
 from engine.record import verify
-from tests.sandboxes import backend_problem, left_behind
+from tests.sandboxes import backend_problem, backends_under_test, left_behind
 
 HOSTILE = Path(__file__).parent / "hostile"
+BACKENDS = backends_under_test()
 
 
-# Every hostile bot against each backend: bubblewrap, the namespaces directly, and Docker
-# (that one through DOCKER_HOST only, run by test_docker.py).
-@pytest.fixture(params=["bubblewrap", "namespaces", "docker"], autouse=True)
+# Every hostile bot against each local backend: bubblewrap and the namespaces directly; or,
+# inside test_docker.py's run (BIDEL_DOCKER_SUITE=1), the Docker backend through DOCKER_HOST.
+@pytest.fixture(params=BACKENDS, autouse=True)
 def backend(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
     problem = backend_problem(request.param)
     if problem:
