@@ -100,16 +100,17 @@ def engine_over_tcp() -> Iterator[str]:
     listener.close()
 
 
-# In a private mount namespace: /run (the engine's socket) and /tmp are empty tmpfs, the project
-# is copied into that /run, the bots' image is built from the copy, and the sandbox suite runs
-# from it. The engine, outside, can see none of those files.
+# In a private mount namespace: /run (the engine's socket) is an empty tmpfs, the project is
+# copied into it and temporary files go there too (TMPDIR), the bots' image is built from the
+# copy, and the sandbox suite runs from it. The engine, outside, can see none of those files.
 _ISOLATED = r"""
 set -eu
 mount -t tmpfs bidel-private /run
 mkdir /run/project
 tar -C "$1" --exclude=./.venv --exclude=./.git --exclude=./test-artifacts -cf - . \
     | tar -C /run/project -xf -
-mount -t tmpfs bidel-private /tmp
+mkdir /run/tmp
+export TMPDIR=/run/tmp
 cd /run/project
 test ! -e /run/docker.sock
 "$2" -m bots_sdk docker-image
