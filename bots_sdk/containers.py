@@ -264,15 +264,25 @@ def _start(limits: Limits) -> str:
 def _remove(container_id: str) -> None:
     import docker
 
-    for attempt in (1, 2):
+    api = client().api
+    for attempt in (1, 2, 3):
         try:
-            client().api.remove_container(container_id, force=True)
+            api.remove_container(container_id, force=True)
             return
         except docker.errors.NotFound:
             return
-        except Exception as exc:  # noqa: BLE001 — the engine's trouble: once more, then the janitor's
-            if attempt == 2:
-                log.warning("could not remove bot container %s: %s", container_id[:12], exc)
+        except docker.errors.APIError as exc:
+            if exc.status_code == 409 and "in progress" in str(exc):
+                try:  # an earlier attempt is still removing it: wait for that one
+                    api.wait(container_id, timeout=60, condition="removed")
+                except Exception:  # noqa: BLE001 — (gone in the meantime, or the engine's trouble)
+                    pass
+                return
+            failure: Exception = exc
+        except Exception as exc:  # noqa: BLE001 — the engine's trouble: again, then the janitor's
+            failure = exc
+        if attempt == 3:
+            log.warning("could not remove bot container %s: %s", container_id[:12], failure)
 
 
 def _running(container_id: str) -> bool:
@@ -374,6 +384,8 @@ def launch(bot: Path, seat: int, limits: Limits) -> Launch:
 
     def cleanup() -> None:
         turns.close()
+        if turns.frozen:
+            turns._set(False)  # (a frozen container is slow to kill on some engines)
         _remove(container_id)
 
     return Launch(

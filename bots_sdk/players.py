@@ -460,8 +460,9 @@ class ProcessPlayer:
         wall = limit + WALL_GRACE if limit is not None else 3600.0
         reply = self._exchange(message, wall, expect="action")
         seconds = time.perf_counter() - started
-        if self.launch is not None and self.launch.suspend is not None:
-            self.launch.suspend()
+        alive = not isinstance(reply, Fault) or reply.kind == "timeout"
+        if alive and self.launch is not None and self.launch.suspend is not None:
+            self.launch.suspend()  # (one that is about to be killed is not frozen first)
         cpu_now = self._cpu()
         cpu = None if cpu_now is None else max(0.0, cpu_now - self.cpu_mark)
         if cpu_now is not None:
