@@ -10,15 +10,17 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
 
+from bots_sdk.builtin import BUILTIN
+from bots_sdk.players import ProcessPlayer
 from bots_sdk.runner import GameResult, MatchResult, TimeControl, play_game
-from bots_sdk.sandbox import BACKENDS, SandboxUnavailable, per_bot_limits
+from bots_sdk.sandbox import BACKENDS, SandboxUnavailable, default_launcher, per_bot_limits
 from bots_sdk.stats import summarize
 from engine.rules import RulesError, RuleSet
 from engine.state import GameState, Phase
 
 STARTER = '''"""{name}: a Bidel Hearts bot.
 
-Try it:  python -m bots_sdk play {name}.py random random random --unsafe-no-sandbox
+Try it:  python -m bots_sdk play {name}.py random random random
 """
 
 from bots_sdk import Bot, View, highest, lowest, strength
@@ -53,6 +55,58 @@ def _progress(done: int, total: int) -> None:
     sys.stderr.flush()
 
 
+def _own_frames(stderr: str, lines: int = 12) -> list[str]:
+    """The last traceback in a bot's stderr, with only the bot's own frames (not the SDK's,
+    the engine's or the import system's), at most ``lines`` lines.
+
+    >>> _own_frames('Traceback (most recent call last):\\n  File "/sdk/bots_sdk/host.py", '
+    ...             'line 5, in serve\\n    answer = method(view)\\n  File "/bot/b.py", line 7, '
+    ...             'in play\\n    raise ValueError(1)\\nValueError: 1\\n')[1:]
+    ['  File "/bot/b.py", line 7, in play', '    raise ValueError(1)', 'ValueError: 1']
+    """
+    start = stderr.rfind("Traceback (most recent call last):")
+    if start < 0:
+        return []
+    found = stderr[start:].rstrip().splitlines()
+    kept, keep = found[:1], True
+    for line in found[1:]:
+        if line.startswith('  File "'):
+            keep = not any(part in line for part in ("<frozen", "/bots_sdk/", "/engine/"))
+        elif not line.startswith("    "):
+            keep = True  # the exception's own line(s)
+        if keep:
+            kept.append(line)
+    return kept[-lines:]
+
+
+def _load_problem(bot: str, rules: RuleSet, args: argparse.Namespace) -> str:
+    """Why a bot file cannot play ('' when it can): it is started once, as it will play (in
+    the sandbox), and must answer ``ready``."""
+    path = Path(bot)
+    if not path.is_file():
+        return f"{bot}: no such file, and not a built-in ({', '.join(BUILTIN)})"
+    launcher = default_launcher(args.unsafe_no_sandbox, None, args.sandbox)
+    player = ProcessPlayer(path, launcher)
+    try:
+        fault = player.start(0, rules.to_spec(), args.seed)
+    finally:
+        stderr = player.close()
+    if fault is None:
+        return ""
+    if fault.detail.startswith("BotLoadError: "):  # ours, and clear: no traceback
+        return f"{bot}: cannot load: " + _as_given(fault.detail.removeprefix("BotLoadError: "), bot)
+    frames = [_as_given(line, bot) for line in _own_frames(stderr)]
+    detail = _as_given(fault.detail, bot)
+    return "\n".join([f"{bot}: cannot load: {detail}", *(f"  | {line}" for line in frames)])
+
+
+def _as_given(text: str, bot: str) -> str:
+    """``text`` with the bot's path where it ran (in the sandbox, or resolved) as the author
+    gave it."""
+    path = Path(bot)
+    return text.replace(str(path.resolve()), bot).replace(f"/bot/{path.name}", bot)
+
+
 def _one_game(args: tuple[Any, ...]) -> GameResult:
     rules, seed, bots, rotation, hands, time_control, unsafe, sandbox = args
     return play_game(rules, seed, bots, rotation=rotation, hands=hands,
@@ -70,6 +124,16 @@ def _play(args: argparse.Namespace) -> int:
             f"bots_sdk: these rules seat {rules.players} bots; {len(args.bots)} given",
             file=sys.stderr,
         )
+        return 2
+    try:
+        for bot in dict.fromkeys(b for b in args.bots if b not in BUILTIN):
+            problem = _load_problem(bot, rules, args)
+            if problem:
+                print(f"bots_sdk: {problem}", file=sys.stderr)
+                return 2
+    except SandboxUnavailable as exc:
+        print(f"bots_sdk: cannot sandbox bots here: {exc}. "
+              "For your own bot only, add --unsafe-no-sandbox.", file=sys.stderr)  # fmt: skip
         return 2
     games = args.games or 1
     time_control = None if args.no_clock else TimeControl(args.move_time, args.time_bank)
@@ -118,7 +182,30 @@ def _play(args: argparse.Namespace) -> int:
         print(json.dumps(summary))
     else:
         _table(summary)
-    return 0
+    faulted = _report_faults(args.bots, results)
+    return 1 if faulted and not args.allow_faults else 0
+
+
+def _report_faults(bots: list[str], results: list[GameResult]) -> bool:
+    """Print, on stderr, each bot file's first fault and its own traceback; whether any
+    bot file faulted (built-ins never do)."""
+    faulted = False
+    for bot in dict.fromkeys(b for b in bots if b not in BUILTIN):
+        seats = [seat for game in results for seat in game.seats if seat.bot == bot]
+        faults = [fault for seat in seats for fault in seat.faults]
+        if not faults:
+            continue
+        faulted = True
+        first = faults[0]
+        where = f"hand {int(first['hand']) + 1}, {first['decision']}"
+        print(f"bots_sdk: {bot}: {len(faults)} fault(s); the first, {first['class']} ({where}): "
+              f"{first['detail']}", file=sys.stderr)  # fmt: skip
+        for seat in seats:
+            frames = [_as_given(line, bot) for line in _own_frames(seat.stderr)]
+            if frames:
+                print("\n".join(f"  | {line}" for line in frames), file=sys.stderr)
+                break
+    return faulted
 
 
 def _table(summary: dict[str, Any]) -> None:
@@ -140,35 +227,69 @@ def _table(summary: dict[str, Any]) -> None:
 
 
 def _replay(args: argparse.Namespace) -> int:
-    data = json.loads(Path(args.file).read_text())
-    record = data["games"][args.game] if "games" in data else data
+    """A recorded game trick by trick: seats by number and bot name, hands and tricks from 1."""
     from engine.record import replay
 
-    state = replay(record)
+    try:
+        data = json.loads(Path(args.file).read_text())
+    except OSError as exc:
+        return _fail(f"cannot read {args.file}: {exc.strerror or exc}")
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        return _fail(f"{args.file} is not a JSON record: {exc}")
+    games = data.get("games") if isinstance(data, dict) and "games" in data else [data]
+    if not isinstance(games, list) or not games:
+        return _fail(f"{args.file} holds no game")
+    if not 1 <= args.game <= len(games):
+        return _fail(f"--game {args.game}: {args.file} holds games 1 to {len(games)}")
+    record = games[args.game - 1]
+    try:
+        state = replay(record)
+    except ValueError as exc:
+        return _fail(f"{args.file}, game {args.game}: {exc}")
+    seats = record.get("seats") if isinstance(record, dict) else None
+    names = [Path(str(s.get("bot", ""))).name for s in seats] if isinstance(seats, list) else []
+    label = {
+        seat: f"{seat + 1}:{names[seat]}" if seat < len(names) else f"seat {seat + 1}"
+        for seat in range(state.rules.players)
+    }
+    print("Seats: " + "  ".join(label.values()))
     for hand in state.history:
-        print(f"Hand {hand.hand_number}" + (" (void: dealt again)" if hand.void else ""))
+        print(f"Hand {hand.hand_number + 1}" + (" (void: dealt again)" if hand.void else ""))
         for number, trick in enumerate(hand.tricks, 1):
-            plays = "  ".join(f"{seat}:{card}" for seat, card in trick.plays)
-            winner = "nobody" if trick.winner is None else f"seat {trick.winner}"
+            plays = "  ".join(f"{label[seat]} {card}" for seat, card in trick.plays)
+            winner = "nobody" if trick.winner is None else label[trick.winner]
             print(f"  trick {number:2}: {plays}   -> {winner}")
         print(
             f"  points {list(hand.points)}  scores {list(hand.scores)}"
-            + (f"  moon by seat {hand.shooter}" if hand.shooter is not None else "")
+            + (f"  moon by {label[hand.shooter]}" if hand.shooter is not None else "")
         )
+    winners = [label[seat] for seat in state.winners]
     print(
-        f"Totals {state.totals}"
-        + (f"  winners {state.winners}" if state.phase is Phase.GAME_OVER else "")
+        f"Totals {list(state.totals)}"
+        + (f"  winners {', '.join(winners)}" if state.phase is Phase.GAME_OVER else "")
     )
     return 0
 
 
+def _fail(message: str) -> int:
+    print(f"bots_sdk: {message}", file=sys.stderr)
+    return 2
+
+
 def _new(args: argparse.Namespace) -> int:
-    path = Path(f"{args.name}.py")
+    """Write a starter bot: NAME (a Python identifier) or a path ending in NAME.py."""
+    path = Path(args.name)
+    if path.suffix != ".py":
+        path = path.with_name(path.name + ".py")
+    stem = path.stem
+    if not stem.isidentifier() or not stem.isascii():
+        return _fail(f"{args.name!r}: a bot's name must be a Python identifier (my_bot, Ducker2)")
     if path.exists():
-        print(f"bots_sdk: {path} exists; not overwriting it", file=sys.stderr)
-        return 2
-    cls = "".join(part.capitalize() for part in args.name.replace("-", "_").split("_")) or "MyBot"
-    path.write_text(STARTER.format(name=args.name, cls=cls))
+        return _fail(f"{path} exists; not overwriting it")
+    if not path.parent.is_dir():
+        return _fail(f"{path.parent} is not a folder")
+    cls = "".join(part[:1].upper() + part[1:] for part in stem.split("_") if part) or "MyBot"
+    path.write_text(STARTER.format(name=stem, cls=cls))
     print(f"wrote {path}: try  python -m bots_sdk play {path} random random random")
     return 0
 
@@ -213,12 +334,15 @@ def main(argv: list[str] | None = None) -> int:
     play.add_argument(
         "--sandbox", choices=list(BACKENDS), help="default: $BIDEL_SANDBOX or bubblewrap"
     )
+    play.add_argument("--allow-faults", action="store_true",
+                      help="exit 0 even when a bot file faulted (default: exit 1)")  # fmt: skip
     play.add_argument("--unsafe-no-sandbox", action="store_true",
                       help="run bot files without the sandbox: only for your own bot")  # fmt: skip
     replay_cmd = commands.add_parser("replay", help="show a recorded game trick by trick")
     replay_cmd.add_argument("file")
-    replay_cmd.add_argument("--game", type=int, default=0, help="which game of a match record")
-    new = commands.add_parser("new", help="write a starter bot NAME.py")
+    replay_cmd.add_argument("--game", type=int, default=1,
+                            help="which game of a match record, from 1")  # fmt: skip
+    new = commands.add_parser("new", help="write a starter bot: NAME, or a path to NAME.py")
     new.add_argument("name")
     image = commands.add_parser(
         "docker-image", help="build the bots' image for the docker sandbox on DOCKER_HOST's engine"

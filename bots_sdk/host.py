@@ -35,6 +35,23 @@ def _send(out: BinaryIO, message: dict[str, Any]) -> None:
     out.flush()
 
 
+def _missing_methods(bot: Bot, rules_spec: Any) -> str:
+    """What the bot lacks that these rules will call ('' when nothing)."""
+    from engine.rules import RuleSet
+
+    try:
+        rules = RuleSet.from_spec(rules_spec)
+    except Exception:  # noqa: BLE001 — the referee's rules: it checked them
+        return ""
+    passes = rules.pass_count > 0 and any(d != "hold" for d in rules.pass_cycle)
+    if passes and type(bot).pass_cards is Bot.pass_cards:
+        return (
+            f"{type(bot).__name__} does not define pass_cards(self, view), and these rules "
+            "pass cards"
+        )
+    return ""
+
+
 def serve(source: str, inp: BinaryIO, out: BinaryIO, workdir: Path) -> int:
     """Answer the referee until ``bye`` or end of input; returns the exit status."""
     bot: Bot | None = None
@@ -51,6 +68,10 @@ def serve(source: str, inp: BinaryIO, out: BinaryIO, workdir: Path) -> int:
                     _send(out, {"type": "error", "class": "protocol", "detail": "protocol version"})
                     return 2
                 bot = load_bot(source, seed=int(message.get("seed", 0)), extract_to=workdir)
+                missing = _missing_methods(bot, message.get("rules", "standard"))
+                if missing:
+                    _send(out, {"type": "error", "class": "crash", "detail": missing})
+                    return 1
                 name = clean_text(str(bot.name or type(bot).__name__), MAX_NAME)
                 _send(out, {"type": "ready", "name": name})
             elif kind == "act" and bot is not None:

@@ -39,6 +39,8 @@ def bot_class_of(module: ModuleType, where: str) -> type[Bot]:
         raise BotLoadError(
             f"{where}: must define exactly one subclass of bots_sdk.Bot (found {names})"
         )
+    if found[0].play is Bot.play:
+        raise BotLoadError(f"{where}: {found[0].__name__} does not define play(self, view)")
     return found[0]
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import json
 import random
+import os
 import sys
 from typing import Any
 
@@ -26,6 +27,22 @@ def _read(path: str) -> Any:
     return json.loads(text)
 
 
+def _verify_any(record: object) -> dict[str, object]:
+    """One game record, or a match record of games (what ``bots_sdk play --record`` writes):
+    valid when every game is, with each game's result under ``games``."""
+    if isinstance(record, dict) and "games" in record and "hands" not in record:
+        games = record["games"]
+        if not isinstance(games, list) or not games:
+            return invalid("record", "'games' must be a non-empty list of game records")
+        results = [verify(game) for game in games]
+        bad = next((n for n, r in enumerate(results, 1) if not r["valid"]), None)
+        summary: dict[str, object] = {"valid": bad is None, "games": results}
+        if bad is not None:
+            summary["error"] = f"game {bad}: {results[bad - 1]['error']}"
+        return summary
+    return verify(record)
+
+
 def _verify(path: str) -> int:
     try:
         record = _read(path)
@@ -34,7 +51,7 @@ def _verify(path: str) -> int:
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         result = invalid("json", f"not valid JSON: {exc}")
     else:
-        result = verify(record)
+        result = _verify_any(record)
     print(json.dumps(result))
     return 0 if result["valid"] else 1
 
@@ -83,4 +100,8 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    try:
+        sys.exit(main())
+    except BrokenPipeError:  # (its reader stopped early, as `| head` does): quietly
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        sys.exit(1)

@@ -84,3 +84,117 @@ def test_bad_arguments_are_clear() -> None:
     assert wrong.returncode == 2 and "these rules seat 4 bots; 2 given" in wrong.stderr
     bad_rules = _sdk("play", "low", "low", "low", "low", "--rules", "nonsense")
     assert bad_rules.returncode == 2 and "unknown preset 'nonsense'" in bad_rules.stderr
+
+
+# --- an author's mistakes: refused before play with one clear line, exit 2 ------------------
+
+BOTS = {
+    "syntax.py": "from bots_sdk import Bot\n\nclass A(Bot):\n    def play(self, view)\n",
+    "nobot.py": "x = 1\n",
+    "two.py": "from bots_sdk import Bot\n\nclass A(Bot):\n    pass\n\nclass B(Bot):\n    pass\n",
+    "noplay.py": "from bots_sdk import Bot\n\nclass A(Bot):\n    def pass_cards(self, v):\n"
+    "        return v.hand[:3]\n",
+    "nopass.py": "from bots_sdk import Bot, lowest\n\nclass A(Bot):\n    def play(self, v):\n"
+    "        return lowest(v.legal)\n",
+    "raises.py": "from bots_sdk import Bot, lowest\n\nclass A(Bot):\n"
+    "    def pass_cards(self, v):\n        return v.hand[:3]\n\n"
+    "    def play(self, v):\n        if len(v.hand) < 10:\n"
+    "            raise ValueError('my own bug at ' + str(len(v.hand)))\n"
+    "        return lowest(v.legal)\n",
+}
+
+
+@pytest.mark.parametrize(
+    ("bot", "words"),
+    [
+        ("nosuch.py", "nosuch.py: no such file, and not a built-in (random, low,"),
+        ("syntax.py", "syntax.py: cannot load: SyntaxError: expected ':' (syntax.py, line 4)"),
+        ("nobot.py", "nobot.py: must define exactly one subclass of bots_sdk.Bot (found none)"),
+        ("two.py", "two.py: must define exactly one subclass of bots_sdk.Bot (found A, B)"),
+        ("noplay.py", "noplay.py: cannot load: noplay.py: A does not define play(self, view)"),
+        ("nopass.py", "A does not define pass_cards(self, view), and these rules pass cards"),
+    ],
+)
+def test_a_bot_that_cannot_load_is_refused_before_play(
+    tmp_path: Path, bot: str, words: str
+) -> None:
+    for name, text in BOTS.items():
+        (tmp_path / name).write_text(text)
+    done = _sdk("play", bot, "low", "low", "low", "--hands", "1", "--unsafe-no-sandbox",
+                cwd=tmp_path)  # fmt: skip
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.startswith(f"bots_sdk: {bot}: ") and words in done.stderr, done.stderr
+    assert "games" not in done.stderr and done.stdout == ""  # nothing was played
+    assert "/bot/" not in done.stderr and "bots_sdk/host.py" not in done.stderr
+
+
+def test_a_syntax_error_shows_the_authors_line(tmp_path: Path) -> None:
+    (tmp_path / "syntax.py").write_text(BOTS["syntax.py"])
+    done = _sdk("play", "syntax.py", "low", "low", "low", "--unsafe-no-sandbox", cwd=tmp_path)
+    assert "  |     def play(self, view)" in done.stderr and "<frozen" not in done.stderr
+
+
+def test_a_bot_that_raises_in_play_shows_its_traceback_and_exits_1(tmp_path: Path) -> None:
+    (tmp_path / "raises.py").write_text(BOTS["raises.py"])
+    argv = ("play", "raises.py", "low", "low", "low", "--hands", "1", "--unsafe-no-sandbox")
+    done = _sdk(*argv, cwd=tmp_path)
+    assert done.returncode == 1, done.stderr
+    assert "raises.py: 1 fault(s); the first, crash (hand 1, play): ValueError: my own bug at 9" \
+        in done.stderr  # fmt: skip
+    assert '  |   File "' in done.stderr and "raises.py\", line 9, in play" in done.stderr
+    assert "  | ValueError: my own bug at 9" in done.stderr and "host.py" not in done.stderr
+    assert "pts/hand" in done.stdout  # the match was played and summarised
+    assert _sdk(*argv, "--allow-faults", cwd=tmp_path).returncode == 0
+
+
+def test_new_takes_a_name_or_a_path_and_refuses_bad_names(tmp_path: Path) -> None:
+    assert _sdk("new", "my_bot2.py", cwd=tmp_path).returncode == 0
+    assert (tmp_path / "my_bot2.py").exists() and not (tmp_path / "my_bot2.py.py").exists()
+    assert "class MyBot2(Bot)" in (tmp_path / "my_bot2.py").read_text()
+    (tmp_path / "bots").mkdir()
+    assert _sdk("new", "bots/ducker", cwd=tmp_path).returncode == 0
+    assert (tmp_path / "bots" / "ducker.py").exists()
+    bad = _sdk("new", "bad name", cwd=tmp_path)
+    assert bad.returncode == 2 and "must be a Python identifier" in bad.stderr
+    assert not list(tmp_path.glob("bad*"))
+    assert _sdk("new", "nowhere/x", cwd=tmp_path).returncode == 2
+
+
+def test_replay_names_the_seats_counts_from_1_and_refuses_bad_input(tmp_path: Path) -> None:
+    record = tmp_path / "match.json"
+    played = _sdk("play", "heuristic", "random", "low", "random", "--hands", "2", "--record",
+                  str(record))  # fmt: skip
+    assert played.returncode == 0, played.stderr
+    shown = _sdk("replay", str(record))
+    assert shown.returncode == 0, shown.stderr
+    lines = shown.stdout.splitlines()
+    assert lines[0] == "Seats: 1:heuristic  2:random  3:low  4:random"
+    assert lines[1] == "Hand 1" and "Hand 2" in lines and "Hand 0" not in lines
+    assert "trick  1: " in shown.stdout and "trick 13: " in shown.stdout
+    for argv, words in (
+        ((str(record), "--game", "99"), "--game 99: "),
+        ((str(tmp_path / "nosuch.json"),), "cannot read"),
+        ((str(tmp_path / "my_bot.py"),), "cannot read"),
+    ):
+        bad = _sdk("replay", *argv)
+        assert bad.returncode == 2 and words in bad.stderr and "Traceback" not in bad.stderr
+    (tmp_path / "junk.json").write_text("{not json")
+    junk = _sdk("replay", str(tmp_path / "junk.json"))
+    assert junk.returncode == 2 and "is not a JSON record" in junk.stderr
+
+
+def test_engine_verify_accepts_what_play_record_writes(tmp_path: Path) -> None:
+    record = tmp_path / "match.json"
+    assert _sdk("play", "low", "random", "low", "random", "--hands", "2", "--duplicate",
+                "--record", str(record)).returncode == 0  # fmt: skip
+    verified = subprocess.run([sys.executable, "-m", "engine", "verify", str(record)],
+                              cwd=PROJECT_DIR, capture_output=True, text=True)  # fmt: skip
+    result = json.loads(verified.stdout)
+    assert verified.returncode == 0 and result["valid"] is True, result
+    assert len(result["games"]) == 4 and all(game["valid"] for game in result["games"])
+    data = json.loads(record.read_text())
+    data["games"][2]["hands"][0]["plays"][0] = "QS"  # one game tampered with
+    record.write_text(json.dumps(data))
+    tampered = subprocess.run([sys.executable, "-m", "engine", "verify", str(record)],
+                              cwd=PROJECT_DIR, capture_output=True, text=True)  # fmt: skip
+    assert tampered.returncode == 1 and json.loads(tampered.stdout)["error"].startswith("game 3:")
