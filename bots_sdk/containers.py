@@ -490,9 +490,11 @@ def bridge(argv: list[str] | None = None) -> int:
     frames = bytearray()
     stdin_open = True
     while True:
-        watched = [sock, 0] if stdin_open else [sock]
+        watched: list[socket.socket | int] = [sock, 0] if stdin_open else [sock]
         pending = getattr(sock, "pending", lambda: 0)()  # (TLS: bytes already decrypted)
-        readable = [sock] if pending else select.select(watched, [], [])[0]
+        readable: list[socket.socket | int] = (
+            [sock] if pending else select.select(watched, [], [])[0]
+        )
         if 0 in readable:
             data = os.read(0, 65536)
             if data:

@@ -15,9 +15,9 @@ def _run(*argv: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(argv, cwd=PROJECT_DIR, capture_output=True, text=True, timeout=600)
 
 
-def test_engine_passes_mypy_strict() -> None:
+def test_engine_and_sdk_pass_mypy_strict() -> None:
     pytest.importorskip("mypy", reason="mypy is a dev dependency (pip install -e '.[dev]')")
-    completed = _run(sys.executable, "-m", "mypy", "--strict", "engine")
+    completed = _run(sys.executable, "-m", "mypy", "--strict", "engine", "bots_sdk")
     assert completed.returncode == 0, completed.stdout + completed.stderr
 
 

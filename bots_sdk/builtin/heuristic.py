@@ -12,7 +12,7 @@ point so far.
 >>> from bots_sdk.view import View
 >>> state = GameState(RuleSet.from_preset("standard"), seed=1)
 >>> HeuristicBot().pass_cards(View.from_observation(state.observation(0)))
-['AS', 'AD', 'AC']
+['AS', '7H', 'AD']
 """
 
 from __future__ import annotations

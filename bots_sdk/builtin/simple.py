@@ -5,7 +5,7 @@
 >>> from bots_sdk.view import View
 >>> view = View.from_observation(GameState(RuleSet.from_preset("standard"), seed=1).observation(0))
 >>> len(RandomBot(seed=1).pass_cards(view)), LowBot().pass_cards(view)
-(3, ['AD', 'AC', 'AS'])
+(3, ['AS', 'AD', 'AC'])
 """
 
 from __future__ import annotations

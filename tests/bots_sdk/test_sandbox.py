@@ -150,3 +150,44 @@ def test_reading_another_bots_file(tmp_path: Path) -> None:
                        time_control=FAST_CLOCK, limits=LIMITS)  # fmt: skip
     report = result.games[0].seats[0].stderr
     assert "DENIED FileNotFoundError" in report and "SECRET_STRATEGY" not in report
+
+
+def test_the_first_decision_is_charged_like_the_others(backend: str, tmp_path: Path) -> None:
+    # The clock starts after `ready`: the interpreter's start-up and the bot's import are not
+    # charged to its first decision.
+    from bots_sdk import cgroups
+    from bots_sdk.players import Answer, ProcessPlayer
+    from bots_sdk.sandbox import default_launcher
+    from bots_sdk.view import View
+    from engine.rules import RuleSet
+    from engine.state import GameState, Phase
+
+    if backend != "docker" and not cgroups.support().ok:
+        pytest.skip("without cgroups the clock counts kernel ticks (10 ms): too coarse here")
+    bot = tmp_path / "trivial.py"
+    bot.write_text(
+        "from bots_sdk import Bot, lowest\n\n\nclass Trivial(Bot):\n"
+        "    def pass_cards(self, view):\n        return view.hand[-3:]\n\n"
+        "    def play(self, view):\n        return lowest(view.legal)\n"
+    )
+    rules = RuleSet.from_preset("standard")
+    player = ProcessPlayer(bot, default_launcher(limits=LIMITS))
+    assert player.start(0, rules.to_spec(), 1) is None
+    state, charged = GameState(rules, seed=1), []
+    try:
+        while state.phase in (Phase.PASS, Phase.PLAY) and len(charged) < 14:
+            seat, kind = state.current, "pass" if state.phase is Phase.PASS else "play"
+            view = View.from_observation(state.observation(seat))
+            if seat == 0:
+                answer = player.decide(kind, view, 1.0)
+                assert isinstance(answer, Answer), answer
+                charged.append(answer.cpu if answer.cpu is not None else answer.seconds)
+                action = answer.action
+            else:
+                action = view.hand[:3] if kind == "pass" else view.legal[0]
+            for card in action if isinstance(action, list) else [action]:
+                state.apply(card)
+    finally:
+        player.close()
+    median = sorted(charged)[len(charged) // 2]
+    assert abs(charged[0] - median) < 0.005, [round(c * 1000, 2) for c in charged]
