@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import argparse
 import json
-import random
 import os
+import random
 import sys
 from typing import Any
 
