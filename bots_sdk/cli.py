@@ -312,8 +312,25 @@ def _docker(args: argparse.Namespace) -> int:
     return 0
 
 
+def _verify(args: argparse.Namespace) -> int:
+    """``engine verify`` from the SDK's command: a game or match record, refereed."""
+    from engine.__main__ import main as engine_main
+
+    return engine_main(["verify", args.file])
+
+
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m bots_sdk", description="The Bidel bot SDK.")
+    import bots_sdk
+    import engine
+
+    parser = argparse.ArgumentParser(
+        prog="bidel", description="The Bidel bot SDK: write, play and check Hearts bots.",
+        epilog=f"Built-in bots, usable by name wherever a bot is asked: {', '.join(BUILTIN)}.",
+    )  # fmt: skip
+    parser.add_argument(
+        "--version", action="version",
+        version=f"bidel SDK {bots_sdk.__version__} (engine {engine.__version__})",
+    )  # fmt: skip
     commands = parser.add_subparsers(dest="command", required=True)
     play = commands.add_parser("play", help="play a match between bots (built-in names or files)")
     play.add_argument("bots", nargs="+", metavar="BOT")
@@ -344,6 +361,8 @@ def main(argv: list[str] | None = None) -> int:
                             help="which game of a match record, from 1")  # fmt: skip
     new = commands.add_parser("new", help="write a starter bot: NAME, or a path to NAME.py")
     new.add_argument("name")
+    check = commands.add_parser("verify", help="referee a game or match record (play --record)")
+    check.add_argument("file", help="a JSON record, or - for standard input")
     image = commands.add_parser(
         "docker-image", help="build the bots' image for the docker sandbox on DOCKER_HOST's engine"
     )
@@ -354,6 +373,8 @@ def main(argv: list[str] | None = None) -> int:
     sweep = commands.add_parser("docker-janitor", help="remove bot containers left behind")
     sweep.add_argument("--all", action="store_true", help="every bot container, even in use")
     args = parser.parse_args(argv)
+    if args.command == "verify":
+        return _verify(args)
     if args.command in ("docker-image", "docker-janitor"):
         return _docker(args)
     if args.command == "play":

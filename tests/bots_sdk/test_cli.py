@@ -198,3 +198,18 @@ def test_engine_verify_accepts_what_play_record_writes(tmp_path: Path) -> None:
     tampered = subprocess.run([sys.executable, "-m", "engine", "verify", str(record)],
                               cwd=PROJECT_DIR, capture_output=True, text=True)  # fmt: skip
     assert tampered.returncode == 1 and json.loads(tampered.stdout)["error"].startswith("game 3:")
+
+
+def test_the_bidel_command_has_a_version_verify_and_lists_the_built_ins(tmp_path: Path) -> None:
+    bidel = Path(sys.executable).parent / "bidel"  # (installed with the project: make install)
+    assert bidel.exists(), "the project's console script `bidel` is not installed"
+    version = subprocess.run([str(bidel), "--version"], capture_output=True, text=True)
+    assert version.returncode == 0 and version.stdout.startswith("bidel SDK ")
+    helped = subprocess.run([str(bidel), "--help"], capture_output=True, text=True).stdout
+    assert "random, low, heuristic, montecarlo" in " ".join(helped.split())
+    record = tmp_path / "m.json"
+    argv = [str(bidel), "play", "low", "random", "low", "heuristic", "--hands", "1", "--record"]
+    played = subprocess.run([*argv, str(record)], capture_output=True, text=True)
+    assert played.returncode == 0, played.stderr
+    checked = subprocess.run([str(bidel), "verify", str(record)], capture_output=True, text=True)
+    assert checked.returncode == 0 and json.loads(checked.stdout)["valid"] is True
