@@ -144,7 +144,10 @@ def _settled(session: requests.Session, base: str, bot: int) -> Callable[[], Any
 
 
 def _runners(deployment: dict[str, Any]) -> list[str]:
-    done = _run(*deployment["compose"], "ps", "-q", "runner", env=deployment["env"])
+    """The deployment's running runner containers (a killed one stays, stopped)."""
+    done = _run("docker", "ps", "-q", "--no-trunc",
+                "--filter", f"label=com.docker.compose.project={deployment['project']}",
+                "--filter", "label=com.docker.compose.service=runner")  # fmt: skip
     return done.stdout.split()
 
 
@@ -196,6 +199,17 @@ def test_a_runner_killed_mid_match_another_plays_it_and_it_is_stored_once(
     victim = _wait(playing, 120, "the match's bot in a runner's sandbox")
     survivor = next(c for c in _runners(deployment) if c != victim)
     _run("docker", "kill", victim)
+    try:
+        _finished_once(deployment, session, match, survivor)
+    finally:  # the killed runner stays stopped: back to one runner for the next tests
+        _run("docker", "rm", "-f", victim)
+        _run(*compose, "up", "-d", "--no-build", "--scale", "runner=1", env=env)
+
+
+def _finished_once(
+    deployment: dict[str, Any], session: requests.Session, match: int, survivor: str
+) -> None:
+    base = deployment["base"]
     # a runner, compromised or confused, sends a result under a claim it does not hold
     forged = {"kind": "match", "ref": match, "claim": "forged", "ok": False,
               "cause": "sandbox", "error": "FORGED", "runner": "forger"}  # fmt: skip
@@ -263,7 +277,7 @@ def test_an_upload_is_validated_and_played_on_the_ladder_by_a_runner(
 
 
 def test_the_runner_container_holds_no_secret(deployment: dict[str, Any]) -> None:
-    ids = _run(*deployment["compose"], "ps", "-q", "runner", env=deployment["env"]).stdout.split()
+    ids = _runners(deployment)
     assert ids, "no runner container"
     inspected = json.loads(_run("docker", "inspect", *ids).stdout)
     for container in inspected:
