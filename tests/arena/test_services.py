@@ -24,7 +24,8 @@ GOOD = (
 )
 CRASHING = (
     b"from bots_sdk import Bot\n\n\nclass Bad(Bot):\n"
-    b"    def pass_cards(self, view):\n        raise ValueError('oops')\n"
+    b"    def pass_cards(self, view):\n        raise ValueError('oops')\n\n"
+    b"    def play(self, view):\n        return view.legal[0]\n"
 )
 
 
