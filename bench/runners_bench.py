@@ -34,16 +34,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-BOT = """from bots_sdk import Bot, lowest
-
-
-class Lowest(Bot):
-    def pass_cards(self, view):
-        return view.hand[-3:]
-
-    def play(self, view):
-        return lowest(view.legal)
-"""
+from match_bench import BOT  # noqa: E402 — (the same small bot as the match bench)
 
 # Run inside the runner's container (stdin of `python -`): bubblewrap start-ups, as JSON.
 IN_RUNNER = f"""

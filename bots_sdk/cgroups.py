@@ -163,7 +163,8 @@ def mount_private_hierarchies() -> list[str]:
     return mounted
 
 
-def _alive(pid: int) -> bool:
+def alive(pid: int) -> bool:
+    """Whether a process ``pid`` exists (one of another user's counts)."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
@@ -332,5 +333,5 @@ def _sweep(found: Support) -> None:
                 owner = int(entry.name[len(PREFIX) :].split("-", 1)[0])
             except ValueError:
                 continue
-            if owner != os.getpid() and not _alive(owner):
+            if owner != os.getpid() and not alive(owner):
                 SeatGroup(found.version, {"stale": entry}).remove()

@@ -52,7 +52,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from bots_sdk import seccomp
+from bots_sdk import cgroups, seccomp
 
 if TYPE_CHECKING:
     from docker import DockerClient
@@ -443,7 +443,7 @@ def janitor(max_age: float | None = None) -> int:
         labels = found.get("Labels") or {}
         host, _, pid = labels.get("bidel.owner", ":").rpartition(":")
         age = time.time() - int(labels.get("bidel.created", "0") or 0)
-        orphan = host == here and pid.isdigit() and not _alive(int(pid))
+        orphan = host == here and pid.isdigit() and not cgroups.alive(int(pid))
         stopped = found.get("State") != "running" and age > STOPPED_GRACE
         if stopped or orphan or age > max_age:
             _remove(found["Id"])
@@ -457,16 +457,6 @@ def janitor_all() -> int:
     for found in listed:
         _remove(found["Id"])
     return len(listed)
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 # --- the bridge ------------------------------------------------------------------------------
