@@ -17,16 +17,18 @@ RUN apt-get update \
 
 WORKDIR /app
 # The pinned dependencies first, in a layer of their own: a change of our code alone reuses it.
+# (bidel-sdk is ours: installed below from sdk/, which holds no third-party dependency.)
 COPY pyproject.toml constraints.txt README.md ./
-RUN python -c "import tomllib; print('\n'.join(tomllib.load(open('pyproject.toml', 'rb'))['project']['dependencies']))" > /tmp/requirements.txt \
+RUN python -c "import tomllib; print('\n'.join(d for d in tomllib.load(open('pyproject.toml', 'rb'))['project']['dependencies'] if not d.startswith('bidel-sdk')))" > /tmp/requirements.txt \
     && pip install -c constraints.txt -r /tmp/requirements.txt && rm /tmp/requirements.txt
 COPY engine engine
 COPY bots_sdk bots_sdk
+COPY sdk sdk
 COPY arena arena
 COPY hearts_platform hearts_platform
 COPY hearts_runner hearts_runner
 COPY manage.py ./
-RUN pip install --no-deps -c constraints.txt . \
+RUN pip install --no-deps -c constraints.txt ./sdk . \
     && DEBUG=1 python manage.py collectstatic --noinput
 
 USER bidel

@@ -10,9 +10,10 @@ export DEBUG ?= 1
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 
-$(VENV)/.installed: $(BIN)/python pyproject.toml constraints.txt
+$(VENV)/.installed: $(BIN)/python pyproject.toml sdk/pyproject.toml constraints.txt
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -c constraints.txt -e '.[dev]'
+	@# The SDK (sdk/: engine and bots_sdk) and the platform that depends on it, in one go.
+	$(BIN)/python -m pip install --quiet -c constraints.txt -e ./sdk -e '.[dev]'
 	@# OpenSpiel is the reference engine of the differential tests; its Hearts needs no numpy.
 	$(BIN)/python -m pip install --quiet --no-deps open_spiel==2.0.2 \
 		|| echo "OpenSpiel is not installable here: its differential tests will be skipped"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
 import sys
@@ -10,6 +11,7 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
 
+from bots_sdk import runtime
 from bots_sdk.builtin import BUILTIN
 from bots_sdk.players import ProcessPlayer
 from bots_sdk.runner import GameResult, MatchResult, TimeControl, play_game
@@ -20,7 +22,7 @@ from engine.state import GameState, Phase
 
 STARTER = '''"""{name}: a Bidel Hearts bot.
 
-Try it:  python -m bots_sdk play {name}.py random random random
+Try it:  bidel play {name}.py random random random   (or: python -m bots_sdk play …)
 """
 
 from bots_sdk import Bot, View, highest, lowest, strength
@@ -95,7 +97,9 @@ def _load_problem(bot: str, rules: RuleSet, args: argparse.Namespace) -> str:
         return ""
     if fault.detail.startswith("BotLoadError: "):  # ours, and clear: no traceback
         return f"{bot}: cannot load: " + _as_given(fault.detail.removeprefix("BotLoadError: "), bot)
-    frames = [_as_given(line, bot) for line in _own_frames(stderr)]
+    # No traceback: the bot never ran (the sandbox could not start it, say): its last words.
+    said = _own_frames(stderr) or stderr.strip().splitlines()[-3:]
+    frames = [_as_given(line, bot) for line in said]
     detail = _as_given(fault.detail, bot)
     return "\n".join([f"{bot}: cannot load: {detail}", *(f"  | {line}" for line in frames)])
 
@@ -111,6 +115,21 @@ def _one_game(args: tuple[Any, ...]) -> GameResult:
     rules, seed, bots, rotation, hands, time_control, unsafe, sandbox = args
     return play_game(rules, seed, bots, rotation=rotation, hands=hands,
                      time_control=time_control, unsafe=unsafe, sandbox=sandbox)  # fmt: skip
+
+
+def _say_sandbox(backend: str | None) -> None:
+    """Which sandbox runs the bots here: its layers, what it could not apply, and the packages
+    a bot may import besides the standard library and the SDK."""
+    launcher = default_launcher(False, None, backend)
+    name = backend or os.environ.get("BIDEL_SANDBOX", "bubblewrap")
+    if getattr(launcher, "rootless", False):
+        name += " (not root: a user namespace per seat)"
+    say = functools.partial(print, file=sys.stderr)
+    say(f"bots_sdk: sandbox {name}; limits {per_bot_limits()}")
+    say(f"bots_sdk: layers applied: {'; '.join(launcher.layers)}")
+    for missing in getattr(launcher, "not_applied", []):
+        say(f"bots_sdk: not applied here: {missing}")
+    say(f"bots_sdk: packages a bot may import: {runtime.describe()}")
 
 
 def _play(args: argparse.Namespace) -> int:
@@ -153,8 +172,7 @@ def _play(args: argparse.Namespace) -> int:
         for r in rotations
     ]
     if not args.unsafe_no_sandbox:
-        backend = args.sandbox or os.environ.get("BIDEL_SANDBOX", "bubblewrap")
-        print(f"bots_sdk: sandbox {backend}; limits {per_bot_limits()}", file=sys.stderr)
+        _say_sandbox(args.sandbox)
     results: list[GameResult] = []
     try:
         if args.jobs > 1:
@@ -290,7 +308,8 @@ def _new(args: argparse.Namespace) -> int:
         return _fail(f"{path.parent} is not a folder")
     cls = "".join(part[:1].upper() + part[1:] for part in stem.split("_") if part) or "MyBot"
     path.write_text(STARTER.format(name=stem, cls=cls))
-    print(f"wrote {path}: try  python -m bots_sdk play {path} random random random")
+    command = "bidel" if Path(sys.argv[0]).name == "bidel" else "python -m bots_sdk"
+    print(f"wrote {path}: try  {command} play {path} random random random")
     return 0
 
 

@@ -3,7 +3,8 @@ whatever engine ``DOCKER_HOST`` names (a separate runner host's, typically), wit
 the referee's filesystem shared.
 
 - **The bots' image** (``BIDEL_DOCKER_IMAGE``, default ``bidel-bot:latest``) holds Python, the
-  engine and the SDK. :func:`build_image` builds it *on the engine* from a context made in
+  engine, the SDK and the runtime's packages (:mod:`bots_sdk.runtime`, copied from the
+  referee's installation). :func:`build_image` builds it *on the engine* from a context made in
   memory, so a remote engine needs no copy of our files; it is labelled with the digest of
   the SDK's sources, and :func:`check` refuses an image built from other sources (a referee
   and its bots must run the same engine).
@@ -52,7 +53,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from bots_sdk import cgroups, seccomp
+from bots_sdk import cgroups, runtime, seccomp
 
 if TYPE_CHECKING:
     from docker import DockerClient
@@ -128,11 +129,14 @@ def sdk_files() -> list[Path]:
 
 
 def sdk_digest() -> str:
-    """A digest of :func:`sdk_files` (paths and contents): the image's ``bidel.sdk`` label."""
+    """A digest of :func:`sdk_files` (paths and contents) and of the runtime's packages (names
+    and versions): the image's ``bidel.sdk`` label."""
     digest = hashlib.sha256()
     for path in sdk_files():
         digest.update(path.relative_to(SDK_ROOT).as_posix().encode() + b"\0")
         digest.update(path.read_bytes() + b"\0")
+    for package in runtime.packages():
+        digest.update(f"{package.name}=={package.version}".encode() + b"\0")
     return digest.hexdigest()[:16]
 
 
@@ -152,7 +156,15 @@ def _context(base: str, digest: str) -> bytes:
         tar.addfile(entry, io.BytesIO(dockerfile.encode()))
         for path in sdk_files():
             tar.add(path, arcname=f"sdk/{path.relative_to(SDK_ROOT).as_posix()}")
+        # The runtime's packages as installed here (the same files the local sandbox binds;
+        # the base image's Python is 3.11 like ours): no index is reached at build time.
+        for folder, at in runtime.binds():
+            tar.add(folder, arcname=at.lstrip("/"), filter=_no_bytecode)
     return buffer.getvalue()
+
+
+def _no_bytecode(entry: tarfile.TarInfo) -> tarfile.TarInfo | None:
+    return None if "__pycache__" in entry.name.split("/") else entry
 
 
 def build_image(tag: str | None = None, base: str | None = None) -> str:

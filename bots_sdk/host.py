@@ -25,6 +25,7 @@ from bots_sdk.protocol import (
     decode,
     encode,
 )
+from bots_sdk.runtime import THREADS
 from bots_sdk.view import View
 
 DECISIONS = {"pass": "pass_cards", "play": "play", "trump": "declare_trump", "moon": "choose_moon"}
@@ -143,6 +144,7 @@ def receive(workdir: Path = Path("/tmp")) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
+    os.environ.update(THREADS)  # before the bot imports numpy (bots_sdk.runtime)
     if not args:
         print("usage: python -m bots_sdk.host BOT", file=sys.stderr)
         return 2

@@ -147,40 +147,72 @@ class Unsandboxed:
         return Launch([sys.executable, "-m", "bots_sdk.host", str(bot.resolve()), "/tmp"], env)
 
 
+_BWRAP_LAYERS = [
+    "network namespace (no network)",
+    "pid namespace",
+    "read-only filesystem: runtime, SDK and the bot only",
+    "private tmpfs",
+    "private tmpfs: size and file count capped",
+    "unprivileged uid per seat",
+    "seccomp: no keyring, namespaces, mounts, tracing, BPF",
+    "cgroup per seat: memory, processes, CPU clock of the whole tree",
+    "rlimits: memory, CPU, processes, file size, open files",
+    "empty environment",
+    "die with the referee",
+]
+#: Rootless (an author's laptop): each seat gets a user namespace of its own instead of a uid
+#: of its own; process counts are per seat through it.
+_ROOTLESS_UID = "a user namespace per seat (in place of a uid per seat: not root)"
+
+
+def _rootless() -> bool:
+    return os.geteuid() != 0
+
+
 @dataclass
 class Bubblewrap:
-    """Namespaces, mounts, an unprivileged uid and rlimits (see the module docstring)."""
+    """Namespaces, mounts, an unprivileged uid and rlimits (see the module docstring).
+
+    Run by a user other than root (``rootless``), where the kernel lets unprivileged users
+    make user namespaces, the same chain starts inside a user namespace of the seat's own
+    (``unshare --user --map-root-user``: it may mount the bot's /tmp there) and bwrap puts the
+    bot in a second one, as uid 1000 with no capabilities: the same layers, with a user
+    namespace per seat in place of a uid per seat. Cgroups are used where the host delegates
+    them to the user, else the rlimits bound each process (:attr:`not_applied` says so)."""
 
     limits: Limits = field(default_factory=Limits)
     base_uid: int = 61000
-    layers: list[str] = field(
-        default_factory=lambda: [
-            "network namespace (no network)",
-            "pid namespace",
-            "read-only filesystem: runtime, SDK and the bot only",
-            "private tmpfs",
-            "private tmpfs: size and file count capped",
-            "unprivileged uid per seat",
-            "seccomp: no keyring, namespaces, mounts, tracing, BPF",
-            "cgroup per seat: memory, processes, CPU clock of the whole tree",
-            "rlimits: memory, CPU, processes, file size, open files",
-            "empty environment",
-            "die with the referee",
-        ]
-    )
+    rootless: bool = field(default_factory=_rootless)
+    layers: list[str] = field(default_factory=list)
+    #: Layers of the full sandbox this host cannot give, each with why.
+    not_applied: list[str] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        if self.layers:
+            return
+        layers = list(_BWRAP_LAYERS)
+        found = cgroups.support()
+        if not found.ok:
+            layers.remove("cgroup per seat: memory, processes, CPU clock of the whole tree")
+            self.not_applied.append(f"cgroup per seat ({found.detail}): rlimits per process")
+        if self.rootless:
+            layers[layers.index("unprivileged uid per seat")] = _ROOTLESS_UID
+            self.not_applied.append("a uid per seat (not root): a user namespace per seat")
+        self.layers = layers
 
     @staticmethod
     def check() -> None:
         """Raise :class:`SandboxUnavailable` naming what is missing on this host."""
-        for tool in ("bwrap", "setpriv", "prlimit"):
+        for tool in ("bwrap", "setpriv", "prlimit", "unshare"):
             if shutil.which(tool) is None:
                 raise SandboxUnavailable(
                     f"{tool} is not installed (bubblewrap, util-linux): the sandbox needs it"
                 )
-        if os.geteuid() != 0:
-            raise SandboxUnavailable("the sandbox switches each bot to its own uid: run as root")
+        if _rootless():
+            _check_user_namespaces()
         probe = subprocess.run(
-            ["bwrap", "--unshare-net", "--unshare-pid", "--ro-bind", "/usr", "/usr",
+            [*(_ROOTLESS_PROBE if _rootless() else []),
+             "bwrap", "--unshare-net", "--unshare-pid", "--ro-bind", "/usr", "/usr",
              "--symlink", "usr/bin", "/bin", "--symlink", "usr/lib", "/lib",
              "--symlink", "usr/lib64", "/lib64", "--proc", "/proc", "--dev", "/dev", "/bin/true"],
             capture_output=True, text=True, timeout=30,
@@ -199,7 +231,6 @@ class Bubblewrap:
         limits = self.limits
         python = Path(os.path.realpath(sys.executable))
         runtime = Path(sys.base_prefix).resolve()
-        uid = str(self.uid(seat))
         inside = f"/bot/{bot.name}"
         source, mount_point = str(bot.resolve()), str(_mount_point())  # may raise: nothing held
         group = _seat_group(limits)
@@ -210,14 +241,34 @@ class Bubblewrap:
             if group is not None:
                 group.remove()
             raise
+        packages = [arg for folder, at in runtime_binds() for arg in ("--ro-bind", str(folder), at)]
+        if self.rootless:
+            # The seat's own user namespace first (its process count is the seat's: rlimits
+            # are set inside it), in which it may mount the bot's /tmp; bwrap then puts the
+            # bot in a nested one as an ordinary uid with no capabilities.
+            outer = ["unshare", "--user", "--map-root-user", "--mount", "--propagation",
+                     "private", "--"]  # fmt: skip
+            mount_tmp = ["/bin/sh", "-c", _MOUNT_TMP, "sh", _tmp_options(limits), mount_point]
+            chain = [*outer, *mount_tmp, *_prlimit(limits)]
+            user = ["--unshare-user", "--uid", "1000", "--gid", "1000", "--cap-drop", "ALL"]
+            drop: list[str] = []
+        else:
+            chain = [
+                *_prlimit(limits),
+                "unshare", "--mount", "--propagation", "private", "--",
+                "/bin/sh", "-c", _MOUNT_TMP, "sh", _tmp_options(limits), mount_point,
+            ]  # fmt: skip
+            user = []
+            uid = str(self.uid(seat))
+            drop = ["setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups",
+                    "--inh-caps=-all", "--bounding-set=-all", "--no-new-privs"]  # fmt: skip
         argv = [
             *(group.enter_argv() if group else []),
             "setpriv", "--pdeathsig=KILL", "--",
-            *_prlimit(limits),
-            "unshare", "--mount", "--propagation", "private", "--",
-            "/bin/sh", "-c", _MOUNT_TMP, "sh", _tmp_options(limits), mount_point,
+            *chain,
             "bwrap",
             "--info-fd", str(info_write), "--seccomp", str(filter_fd),
+            *user,
             "--unshare-net", "--unshare-pid", "--unshare-ipc", "--unshare-uts",
             "--die-with-parent", "--new-session", "--clearenv",
             *_open_dirs(["/sdk", "/bot", *_parents(runtime)]),
@@ -228,20 +279,47 @@ class Bubblewrap:
             "--ro-bind", str(runtime), str(runtime),
             "--ro-bind", str(SDK_ROOT / "engine"), "/sdk/engine",
             "--ro-bind", str(SDK_ROOT / "bots_sdk"), "/sdk/bots_sdk",
+            *packages,
             "--ro-bind", source, inside,
             "--proc", "/proc",
             "--dev", "/dev",
             "--bind", mount_point, "/tmp",
+            "--remount-ro", "/",  # bwrap's root tmpfs: the bot's own where it is "root"
             "--chdir", "/tmp",
             "--setenv", "HOME", "/tmp",
-            "setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups",
-            "--inh-caps=-all", "--bounding-set=-all", "--no-new-privs",
+            *drop,
             str(python), "-I", "-S", "-B", "-c", _HOST, inside, "/tmp",
         ]  # fmt: skip
         return Launch(
             argv, {}, pass_fds=(filter_fd, info_write), group=group, info_read=info_read,
             close_after_start=(filter_fd, info_write),
         )  # fmt: skip
+
+
+#: Runs the bubblewrap probe as the rootless chain does: in a user namespace of its own.
+_ROOTLESS_PROBE = ["unshare", "--user", "--map-root-user", "--mount", "--"]
+
+
+def _check_user_namespaces() -> None:
+    """Not root: the sandbox needs unprivileged user namespaces. Refuse saying why not."""
+    probe = subprocess.run([*_ROOTLESS_PROBE, "true"], capture_output=True, text=True, timeout=30)
+    if probe.returncode == 0:
+        return
+    reason = probe.stderr.strip().splitlines()[-1] if probe.stderr.strip() else "refused"
+    raise SandboxUnavailable(
+        "not root, and this kernel does not let users make user namespaces "
+        f"({reason}; see sysctls user.max_user_namespaces, kernel.unprivileged_userns_clone, "
+        "kernel.apparmor_restrict_unprivileged_userns). Without them none of these layers "
+        "can be applied: network, pid and mount namespaces, read-only root, private /tmp, "
+        "a uid or user namespace per seat"
+    )
+
+
+def runtime_binds() -> list[tuple[Path, str]]:
+    """The runtime packages' folders and where the bot sees them (:mod:`bots_sdk.runtime`)."""
+    from bots_sdk import runtime
+
+    return runtime.binds()
 
 
 # Mounts the bot's /tmp in the chain's private mount namespace (so it vanishes with the
@@ -259,7 +337,7 @@ def _tmp_options(limits: Limits) -> str:
 
 def _mount_point() -> Path:
     """An empty directory that each chain's private mount namespace covers with its tmpfs."""
-    path = Path(tempfile.gettempdir()) / "bidel-sandbox-tmp"
+    path = Path(tempfile.gettempdir()) / f"bidel-sandbox-tmp-{os.geteuid()}"
     path.mkdir(mode=0o700, exist_ok=True)
     return path
 
@@ -369,7 +447,7 @@ class Namespaces:
             "--kill-child", "--propagation", "private", "--",
             python, "-I", "-S", "-B", str(SDK_ROOT / "bots_sdk" / "sandbox_init.py"),
             str(self.uid(seat)), _tmp_options(limits), str(filter_fd), runtime, str(SDK_ROOT),
-            source,
+            source, *(f"{folder}={at}" for folder, at in runtime_binds()),
             "--", python, "-I", "-S", "-B", "-c", _HOST, inside, "/tmp",
         ]  # fmt: skip
         return Launch(

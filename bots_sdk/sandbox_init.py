@@ -9,7 +9,8 @@ and read from a descriptor), and stays as its reaper, so that the bot is never P
 would ignore SIGXCPU). It exits with the bot's status; when it dies, the kernel kills
 everything left in the namespace.
 
-Usage: python sandbox_init.py UID TMP_OPTIONS SECCOMP_FD RUNTIME SDK BOT -- COMMAND...
+Usage: python sandbox_init.py UID TMP_OPTIONS SECCOMP_FD RUNTIME SDK BOT [FOLDER=TARGET...] --
+COMMAND... (each FOLDER=TARGET: a runtime package bound read-only at TARGET; bots_sdk.runtime)
 """
 
 from __future__ import annotations
@@ -38,7 +39,9 @@ def _bind(source: str, target: str) -> None:
     _mount("-o", "remount,bind,ro,nosuid,nodev", path)
 
 
-def build_root(runtime: str, sdk: str, bot: str, tmp_options: str) -> str:
+def build_root(
+    runtime: str, sdk: str, bot: str, tmp_options: str, extra: list[tuple[str, str]]
+) -> str:
     os.makedirs(ROOT, exist_ok=True)
     _mount("-t", "tmpfs", "-o", "size=4m,mode=755", "tmpfs", ROOT)
     _bind("/usr", "/usr")
@@ -47,6 +50,8 @@ def build_root(runtime: str, sdk: str, bot: str, tmp_options: str) -> str:
     _bind(runtime, runtime)
     _bind(os.path.join(sdk, "engine"), "/sdk/engine")
     _bind(os.path.join(sdk, "bots_sdk"), "/sdk/bots_sdk")
+    for source, target in extra:  # the runtime's packages (bots_sdk.runtime)
+        _bind(source, target)
     inside = "/bot/" + os.path.basename(bot)
     _bind(bot, inside)
     os.makedirs(ROOT + "/dev", exist_ok=True)
@@ -95,13 +100,14 @@ def _read_all(fd: int) -> bytes:
 
 def main(argv: list[str]) -> int:
     split = argv.index("--")
-    uid, tmp_options, filter_fd, runtime, sdk, bot = argv[:split]
+    uid, tmp_options, filter_fd, runtime, sdk, bot, *binds = argv[:split]
+    extra = [(b.rpartition("=")[0], b.rpartition("=")[2]) for b in binds]
     command = argv[split + 1 :]
     program = _read_all(int(filter_fd))
     if not program or len(program) % 8:
         print("sandbox: no seccomp filter given", file=sys.stderr)
         return 125
-    build_root(runtime, sdk, bot, tmp_options)
+    build_root(runtime, sdk, bot, tmp_options, extra)
     os.chroot(ROOT)
     os.chdir("/tmp")
     child = os.fork()

@@ -7,10 +7,11 @@ kexec. Each of these answers ``EPERM``; ``clone3`` answers ``ENOSYS`` (its flags
 pointer a filter cannot read), so the C library falls back to ``clone``, whose flags are
 checked: a ``clone`` asking for a new namespace is refused.
 
-:func:`compiled` builds the filter with libseccomp's Python binding (``pyseccomp``, a ctypes
-binding of the system's ``libseccomp.so.2``) as a BPF program; the bubblewrap backend hands it
-to ``bwrap --seccomp``, the namespaces backend loads it in :mod:`bots_sdk.sandbox_init` right
-before the bot's ``execve``. Where libseccomp is missing the sandbox is refused
+:func:`compiled` builds the filter with the system's libseccomp (``libseccomp.so.2``, called
+through :mod:`ctypes`: five functions of its stable C API, so the SDK needs no third-party
+package) as a BPF program; the bubblewrap backend hands it to ``bwrap --seccomp``, the
+namespaces backend loads it in :mod:`bots_sdk.sandbox_init` right before the bot's
+``execve``. Where libseccomp is missing the sandbox is refused
 (:class:`~bots_sdk.sandbox.SandboxUnavailable`), never run without it.
 
 >>> "keyctl" in DENIED and "read" not in DENIED
@@ -19,6 +20,8 @@ True
 
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
 import errno
 import os
 from functools import cache
@@ -58,35 +61,88 @@ class SeccompUnavailable(RuntimeError):
     """libseccomp (or its binding) is missing: the message says which."""
 
 
+# libseccomp's C API (seccomp.h): actions, the comparison and the argument comparison struct.
+_ACT_ALLOW = 0x7FFF0000
+_CMP_MASKED_EQ = 7
+
+
+def _act_errno(code: int) -> int:
+    return 0x00050000 | (code & 0xFFFF)
+
+
+class _ArgCmp(ctypes.Structure):
+    _fields_ = [
+        ("arg", ctypes.c_uint),
+        ("op", ctypes.c_int),
+        ("datum_a", ctypes.c_uint64),
+        ("datum_b", ctypes.c_uint64),
+    ]
+
+
+def _library() -> ctypes.CDLL:
+    name = ctypes.util.find_library("seccomp") or "libseccomp.so.2"
+    try:
+        lib = ctypes.CDLL(name, use_errno=True)
+    except OSError as exc:
+        raise SeccompUnavailable(
+            f"libseccomp is not installed ({exc}): install the system's libseccomp2"
+        ) from None
+    lib.seccomp_init.restype = ctypes.c_void_p
+    lib.seccomp_init.argtypes = [ctypes.c_uint32]
+    lib.seccomp_release.restype = None
+    lib.seccomp_release.argtypes = [ctypes.c_void_p]
+    lib.seccomp_syscall_resolve_name.restype = ctypes.c_int
+    lib.seccomp_syscall_resolve_name.argtypes = [ctypes.c_char_p]
+    lib.seccomp_rule_add_array.restype = ctypes.c_int
+    lib.seccomp_rule_add_array.argtypes = [
+        ctypes.c_void_p, ctypes.c_uint32, ctypes.c_int, ctypes.c_uint, ctypes.POINTER(_ArgCmp),
+    ]  # fmt: skip
+    lib.seccomp_export_bpf.restype = ctypes.c_int
+    lib.seccomp_export_bpf.argtypes = [ctypes.c_void_p, ctypes.c_int]
+    return lib
+
+
+def _rule(
+    lib: ctypes.CDLL, ctx: int, action: int, name: str, *args: tuple[int, int, int, int]
+) -> None:
+    number = lib.seccomp_syscall_resolve_name(name.encode())
+    if number < 0:
+        return  # not a call of this architecture
+    array = (_ArgCmp * max(1, len(args)))(*(_ArgCmp(*a) for a in args))
+    status = lib.seccomp_rule_add_array(ctx, action, number, len(args), array)
+    if status < 0:
+        raise SeccompUnavailable(f"libseccomp refused the rule on {name}: {os.strerror(-status)}")
+
+
 @cache
 def compiled() -> bytes:
-    """The filter as a BPF program for this machine's architecture (built once)."""
+    """The filter as a BPF program for this machine's architecture (built once).
+
+    >>> program = compiled()
+    >>> len(program) % 8 == 0 and len(program) > 8 * len(DENIED)  # sock_filter entries
+    True
+    """
+    lib = _library()
+    ctx = lib.seccomp_init(_ACT_ALLOW)
+    if not ctx:
+        raise SeccompUnavailable("libseccomp could not make a filter (seccomp_init failed)")
     try:
-        import pyseccomp as seccomp
-    except (ImportError, OSError) as exc:
-        raise SeccompUnavailable(
-            f"libseccomp's Python binding is unavailable ({exc}): pip install pyseccomp, "
-            "and the system's libseccomp2"
-        ) from None
-    rules = seccomp.SyscallFilter(seccomp.ALLOW)
-    for name in DENIED:
-        try:
-            rules.add_rule(seccomp.ERRNO(errno.EPERM), name)
-        except (RuntimeError, ValueError, OSError):
-            continue  # not a call of this architecture
-    rules.add_rule(seccomp.ERRNO(errno.ENOSYS), "clone3")
-    for bit in range(32):
-        flag = 1 << bit
-        if CLONE_NEW_FLAGS & flag:
-            rules.add_rule(
-                seccomp.ERRNO(errno.EPERM), "clone", seccomp.Arg(0, seccomp.MASKED_EQ, flag, flag)
-            )
-    # libseccomp writes to a file descriptor: an anonymous file in memory.
-    with open(os.memfd_create("bidel-seccomp", 0), "w+b") as handle:
-        rules.export_bpf(handle)
-        handle.flush()
-        handle.seek(0)
-        return handle.read()
+        for name in DENIED:
+            _rule(lib, ctx, _act_errno(errno.EPERM), name)
+        _rule(lib, ctx, _act_errno(errno.ENOSYS), "clone3")
+        for bit in range(32):
+            flag = 1 << bit
+            if CLONE_NEW_FLAGS & flag:
+                _rule(lib, ctx, _act_errno(errno.EPERM), "clone", (0, _CMP_MASKED_EQ, flag, flag))
+        # libseccomp writes to a file descriptor: an anonymous file in memory.
+        with open(os.memfd_create("bidel-seccomp", 0), "w+b") as handle:
+            status = lib.seccomp_export_bpf(ctx, handle.fileno())
+            if status < 0:
+                raise SeccompUnavailable(f"libseccomp could not export the filter: {status}")
+            handle.seek(0)
+            return handle.read()
+    finally:
+        lib.seccomp_release(ctx)
 
 
 def memfd() -> int:

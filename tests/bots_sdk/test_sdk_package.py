@@ -1,0 +1,112 @@
+"""bidel-sdk, the distribution bot authors install (sdk/pyproject.toml): built from this
+repository into a wheel, installed into a fresh virtual environment with no package index at
+all (so a third-party dependency could not be installed), it plays, checks and imports no
+Django."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from tests.sandboxes import sandbox_problem
+from tests.support import PROJECT_DIR
+
+SDK = PROJECT_DIR / "sdk"
+
+
+def _run(*argv: str | Path, cwd: Path, timeout: float = 300) -> subprocess.CompletedProcess[str]:
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(cwd)}
+    return subprocess.run([str(a) for a in argv], cwd=cwd, capture_output=True, text=True,
+                          timeout=timeout, env=env)  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def fresh(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A fresh venv holding only the SDK's wheel (and what ``venv`` itself brings)."""
+    root = tmp_path_factory.mktemp("sdk")
+    source = root / "source"  # a copy: building writes build/ and egg-info beside the sources
+    source.mkdir()
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copy(SDK / name, source / name)
+    for package in ("engine", "bots_sdk"):
+        shutil.copytree(SDK / package, source / package,
+                        ignore=shutil.ignore_patterns("__pycache__"))  # fmt: skip
+    built = _run(sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation",
+                 "--no-index", "-w", root / "dist", source, cwd=root)  # fmt: skip
+    assert built.returncode == 0, built.stderr
+    (wheel,) = (root / "dist").glob("bidel_sdk-*.whl")
+    made = _run(sys.executable, "-m", "venv", root / "venv", cwd=root)
+    assert made.returncode == 0, made.stderr
+    installed = _run(root / "venv/bin/python", "-m", "pip", "install", "--no-index",
+                     "--disable-pip-version-check", wheel, cwd=root)  # fmt: skip
+    assert installed.returncode == 0, installed.stderr
+    return root
+
+
+def test_the_sdk_declares_no_third_party_dependency_and_the_platform_depends_on_it() -> None:
+    sdk = tomllib.loads((SDK / "pyproject.toml").read_text())["project"]
+    assert sdk["name"] == "bidel-sdk" and sdk["dependencies"] == []
+    assert "numpy" in sdk["optional-dependencies"]
+    assert sdk["scripts"]["bidel"] == "bots_sdk.cli:main"
+    platform = tomllib.loads((PROJECT_DIR / "pyproject.toml").read_text())["project"]
+    assert f"bidel-sdk=={sdk['version']}" in platform["dependencies"]
+    # one source: the SDK's packages are this repository's engine/ and bots_sdk/
+    for package in ("engine", "bots_sdk"):
+        assert (SDK / package).resolve() == PROJECT_DIR / package
+
+
+def test_a_fresh_venv_holds_the_sdk_and_nothing_third_party(fresh: Path) -> None:
+    listed = _run(fresh / "venv/bin/python", "-m", "pip", "list", "--format=freeze",
+                  "--disable-pip-version-check", cwd=fresh)  # fmt: skip
+    names = {line.split("==")[0].lower() for line in listed.stdout.split()}
+    assert "bidel-sdk" in names
+    assert not names - {"bidel-sdk", "pip", "setuptools", "wheel"}, names
+    version = _run(fresh / "venv/bin/bidel", "--version", cwd=fresh)
+    assert version.returncode == 0 and version.stdout.startswith("bidel SDK 0.1.0"), version
+
+
+def test_every_sdk_module_imports_without_django_and_the_extras_say_how_to_get_them(
+    fresh: Path,
+) -> None:
+    code = (
+        "import importlib, pkgutil, sys\n"
+        "failed = {}\n"
+        "for name in ('engine', 'bots_sdk'):\n"
+        "    package = importlib.import_module(name)\n"
+        "    for info in pkgutil.walk_packages(package.__path__, name + '.'):\n"
+        "        try:\n"
+        "            importlib.import_module(info.name)\n"
+        "        except ImportError as exc:\n"
+        "            failed[info.name] = str(exc)\n"
+        "assert not [m for m in sys.modules if m.split('.')[0] in ('django', 'celery')]\n"
+        "print(failed)\n"
+    )
+    done = _run(fresh / "venv/bin/python", "-c", code, cwd=fresh)
+    assert done.returncode == 0, done.stderr
+    failed = eval(done.stdout)  # noqa: S307 — our own printed dict
+    # Only the learning environments need an extra, and they say which.
+    assert set(failed) <= {"bots_sdk.learning"}, failed
+    for message in failed.values():
+        assert "bidel-sdk[learn]" in message
+
+
+@pytest.mark.skipif(bool(sandbox_problem()), reason=f"no sandbox here: {sandbox_problem()}")
+def test_a_fresh_venv_plays_a_new_bot_in_the_sandbox_in_duplicate(fresh: Path) -> None:
+    work = fresh / "work"
+    work.mkdir(exist_ok=True)
+    bidel = fresh / "venv/bin/bidel"
+    made = _run(bidel, "new", "my_bot", cwd=work)
+    assert made.returncode == 0 and (work / "my_bot.py").is_file(), made.stderr
+    played = _run(bidel, "play", "my_bot.py", "heuristic", "heuristic", "heuristic",
+                  "--duplicate", "--hands", "40", cwd=work)  # fmt: skip
+    assert played.returncode == 0, played.stderr
+    assert "sandbox bubblewrap" in played.stderr
+    assert "packages a bot may import: none" in played.stderr  # no numpy in this venv
+    assert "my_bot.py - heuristic:" in played.stdout and "over 40 deals" in played.stdout
+    summary = next(line for line in played.stdout.splitlines() if line.startswith("my_bot.py "))
+    assert summary.split()[1:3] == ["4", "160"] and " - " in summary  # games, hands, no fault
