@@ -235,3 +235,50 @@ def test_every_ladder_gets_the_builtins_as_reference_points() -> None:
     assert services.ladder_add_builtins(ladder=ladder) == 4
     assert services.ladder_add_builtins(ladder=ladder) == 0
     assert ladder.entries.count() == 4
+
+
+def _numpy_bot_zip() -> bytes:
+    """A zip bot that imports numpy and loads weights saved beside it."""
+    import io
+    import zipfile
+
+    import numpy
+
+    weights = io.BytesIO()
+    numpy.savez(weights, rank=numpy.arange(13, dtype=numpy.float64))
+    code = (
+        "from pathlib import Path\n\nimport numpy\n\nfrom bots_sdk import Bot\n\n"
+        "WEIGHTS = numpy.load(Path(__file__).with_name('weights.npz'))['rank']\n\n\n"
+        "class Numeric(Bot):\n"
+        "    def score(self, card):\n"
+        "        return WEIGHTS['23456789TJQKA'.index(card[0])]\n\n"
+        "    def pass_cards(self, view):\n"
+        "        order = numpy.argsort([-self.score(c) for c in view.hand])\n"
+        "        return [view.hand[i] for i in order[: view.rules.pass_count]]\n\n"
+        "    def play(self, view):\n"
+        "        return view.legal[int(numpy.argmin([self.score(c) for c in view.legal]))]\n"
+    )
+    archive = io.BytesIO()
+    with zipfile.ZipFile(archive, "w") as out:
+        out.writestr("bot.py", code)
+        out.writestr("weights.npz", weights.getvalue())
+    return archive.getvalue()
+
+
+def test_a_bot_importing_numpy_validates_and_plays(owner) -> None:  # type: ignore[no-untyped-def]
+    bot = services.bot_create(owner=owner, name="numeric")
+    version = services.version_upload(bot=bot, user=owner, filename="numeric.zip",
+                                      data=_numpy_bot_zip())  # fmt: skip
+    validated = services.version_validate(version_id=version.pk)
+    assert validated.status == BotVersion.Status.ACTIVE, validated.validation_log
+    match = services.match_create(
+        kind=Match.Kind.CHALLENGE,
+        seats=[services.SeatSpec(version=validated), *_builtin_seats(["low", "random", "low"])],
+        hands=2,
+        seed=11,
+    )
+    finished = services.match_run(match_id=match.pk)
+    assert finished is not None and finished.status == Match.Status.FINISHED
+    seat = finished.seats.get(seat=0)
+    assert seat.faults == [] and seat.score is not None, (seat.faults, seat.stderr)
+    assert verify(finished.record)["valid"]
