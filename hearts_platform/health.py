@@ -77,7 +77,8 @@ def check_workers(app: Celery, *, timeout: float) -> dict[str, Any]:
     if sandboxed:
         first = answers[sandboxed[0]]
         sandbox = {"ok": True, "runners": len(sandboxed), "backend": first.get("backend"),
-                   "limits": first.get("limits"), "detail": first.get("detail")}  # fmt: skip
+                   "limits": first.get("limits"), "packages": first.get("packages"),
+                   "detail": first.get("detail")}  # fmt: skip
     elif runners:
         first = answers[runners[0]]
         sandbox = {"ok": False, "runners": 0, "backend": first.get("backend"),

@@ -12,6 +12,7 @@ from typing import Any
 from celery import current_app, shared_task
 from celery.worker.control import inspect_command
 
+from bots_sdk import runtime
 from bots_sdk.jobs import Job, JobError, JobResult, run_job
 from bots_sdk.sandbox import SandboxUnavailable, default_launcher, per_bot_limits
 from hearts_runner.config import PLATFORM_QUEUE
@@ -26,7 +27,8 @@ def sandbox_status() -> dict[str, Any]:
     """Can this runner sandbox a bot (probed once per process)? ``ok``, the backend, a line
     saying why not, and whether the limits hold per bot or per process."""
     backend = os.environ.get("BIDEL_SANDBOX", "bubblewrap")
-    status: dict[str, Any] = {"backend": backend, "limits": per_bot_limits()}
+    status: dict[str, Any] = {"backend": backend, "limits": per_bot_limits(),
+                              "packages": runtime.describe()}  # fmt: skip
     if _unsafe():  # an operator's explicit choice for a development machine, said out loud
         return {**status, "ok": True, "backend": "none",
                 "detail": "UNSANDBOXED: BIDEL_UNSAFE_NO_SANDBOX is set (development only)"}

@@ -116,6 +116,7 @@ def test_compose_up_is_healthy_with_the_sandbox_green(deployment: dict[str, Any]
     assert health["database"]["vendor"] == "postgresql" and health["runners"]["count"] >= 1
     assert health["sandbox"]["ok"] is True and health["sandbox"]["backend"] == "bubblewrap"
     assert health["sandbox"]["limits"].startswith("per bot:"), health["sandbox"]
+    assert health["sandbox"]["packages"].startswith("numpy 2."), health["sandbox"]
 
 
 def _signed_up(base: str, name: str) -> requests.Session:

@@ -66,6 +66,7 @@ def test_with_a_runner_health_is_200_and_says_how_bots_are_confined() -> None:
     assert body["database"]["vendor"] == connection.vendor
     sandbox = body["sandbox"]
     assert sandbox["ok"] is True and sandbox["limits"].startswith(("per bot:", "per process"))
+    assert sandbox["packages"].startswith("numpy 2.")  # what an uploaded bot may import
     if env.get("BIDEL_UNSAFE_NO_SANDBOX"):
         assert sandbox["detail"].startswith("UNSANDBOXED")
     else:
