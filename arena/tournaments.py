@@ -12,7 +12,7 @@ from collections import defaultdict
 from datetime import datetime, timedelta
 from typing import Any
 
-from celery.schedules import crontab
+from croniter import CroniterBadDateError, CroniterError, croniter
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
@@ -37,34 +37,35 @@ MATCH_TEST_DEFAULTS = {"elo0": 0.0, "elo1": 50.0, "alpha": 0.05, "beta": 0.05, "
 OPEN = [Match.Status.QUEUED, Match.Status.RUNNING]
 
 
-def parse_cron(expression: str) -> crontab:
-    """A five-field cron expression (minute hour day-of-month month day-of-week), in UTC."""
+def parse_cron(expression: str) -> str:
+    """A five-field cron expression (minute hour day-of-month month day-of-week), in UTC,
+    checked by croniter (standard cron: when both days are restricted, either one fires);
+    returns it with its fields single-spaced."""
     fields = expression.split()
     if len(fields) != 5:
         raise ValidationError({"repeat": "a cron expression has five fields: m h dom mon dow"})
-    minute, hour, day_of_month, month, day_of_week = fields
+    text = " ".join(fields)
     try:
-        return crontab(minute=minute, hour=hour, day_of_month=day_of_month,
-                       month_of_year=month, day_of_week=day_of_week)  # fmt: skip
-    except (ValueError, TypeError) as exc:
+        croniter(text)
+    except (CroniterError, ValueError, TypeError) as exc:
         raise ValidationError({"repeat": f"not a valid cron expression: {exc}"}) from None
+    return text
 
 
 def next_run(expression: str, after: datetime) -> datetime:
-    """The first time the cron expression fires after ``after``."""
-    schedule = parse_cron(expression)
-    moment = after.replace(second=0, microsecond=0) + timedelta(minutes=1)
-    for _ in range(366 * 24 * 60):  # at most a year of minutes
-        if (
-            moment.minute in schedule.minute
-            and moment.hour in schedule.hour
-            and moment.day in schedule.day_of_month
-            and moment.month in schedule.month_of_year
-            and (moment.isoweekday() % 7) in schedule.day_of_week
-        ):
-            return moment
-        moment += timedelta(minutes=1)
-    raise ValidationError({"repeat": "the cron expression never fires"})
+    """The first time the cron expression fires after ``after`` (leap days included: ``0 0 29
+    2 *`` from 2030 gives 2032-02-29).
+
+    >>> from datetime import timezone
+    >>> next_run("0 0 29 2 *", datetime(2030, 1, 1, tzinfo=timezone.utc)).isoformat()
+    '2032-02-29T00:00:00+00:00'
+    """
+    text = parse_cron(expression)
+    try:
+        moment: datetime = croniter(text, after).get_next(datetime)
+    except CroniterBadDateError:
+        raise ValidationError({"repeat": "the cron expression never fires"}) from None
+    return moment
 
 
 @transaction.atomic
@@ -103,7 +104,8 @@ def tournament_create(
     if len({str(b) for b in bots}) != len(bots):
         raise ValidationError({"bots": "each bot may be entered once"})
     if repeat:
-        parse_cron(repeat)
+        repeat = parse_cron(repeat)
+        next_run(repeat, starts_at or timezone.now())  # one that never fires is refused now
     tournament = Tournament.objects.create(
         name=clean_text(name), rules=ruleset.to_spec(), format=format, table_size=table_size,
         games_per_table=games_per_table, hands_per_table=hands_per_table, duplicate=duplicate,

@@ -82,3 +82,34 @@ def test_standings_tie_break_rule() -> None:
         {"a": 10, "b": 10, "c": 10}, {"a": 0, "b": 1, "c": 1}, {"a": 5, "b": 5, "c": 5}
     )
     assert order == ["b", "c", "a"]
+
+
+def test_repeat_is_standard_cron_with_leap_days_right() -> None:
+    from datetime import datetime, timezone
+
+    from django.core.exceptions import ValidationError
+
+    from arena.tournaments import next_run
+
+    start = datetime(2030, 1, 1, tzinfo=timezone.utc)
+    assert next_run("0 0 29 2 *", start) == datetime(2032, 2, 29, tzinfo=timezone.utc)
+    assert next_run("30 18 * * 0", start) == datetime(2030, 1, 6, 18, 30, tzinfo=timezone.utc)
+    # standard cron: a restricted day of month OR a restricted weekday fires
+    assert next_run("0 12 15 * 1", start) == datetime(2030, 1, 7, 12, tzinfo=timezone.utc)  # a Monday
+    with pytest.raises(ValidationError, match="never fires"):
+        next_run("0 0 31 2 *", start)
+    for bad in ("someday", "61 * * * *", "0 0 32 1 *"):
+        with pytest.raises(ValidationError):
+            next_run(bad, start)
+
+
+@pytest.mark.django_db
+def test_a_repeat_that_never_fires_is_refused_at_creation() -> None:
+    from django.core.exceptions import ValidationError
+
+    from arena.tournaments import tournament_create
+
+    with pytest.raises(ValidationError, match="never fires"):
+        tournament_create(name="Never", format="round_robin",
+                          bots=["random", "low", "heuristic", "montecarlo"],
+                          repeat="0 0 30 2 *")  # fmt: skip
