@@ -9,7 +9,7 @@ import math
 import random
 import statistics
 from collections import defaultdict
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Any
 
 from croniter import CroniterBadDateError, CroniterError, croniter
@@ -105,7 +105,7 @@ def tournament_create(
         raise ValidationError({"bots": "each bot may be entered once"})
     if repeat:
         repeat = parse_cron(repeat)
-        next_run(repeat, starts_at or timezone.now())  # one that never fires is refused now
+        next_run(repeat, starts_at or timezone.now())  # (one that never fires: refused now)
     tournament = Tournament.objects.create(
         name=clean_text(name), rules=ruleset.to_spec(), format=format, table_size=table_size,
         games_per_table=games_per_table, hands_per_table=hands_per_table, duplicate=duplicate,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import random
+from datetime import UTC
 
 import pytest
 
@@ -85,17 +86,17 @@ def test_standings_tie_break_rule() -> None:
 
 
 def test_repeat_is_standard_cron_with_leap_days_right() -> None:
-    from datetime import datetime, timezone
+    from datetime import datetime
 
     from django.core.exceptions import ValidationError
 
     from arena.tournaments import next_run
 
-    start = datetime(2030, 1, 1, tzinfo=timezone.utc)
-    assert next_run("0 0 29 2 *", start) == datetime(2032, 2, 29, tzinfo=timezone.utc)
-    assert next_run("30 18 * * 0", start) == datetime(2030, 1, 6, 18, 30, tzinfo=timezone.utc)
+    start = datetime(2030, 1, 1, tzinfo=UTC)
+    assert next_run("0 0 29 2 *", start) == datetime(2032, 2, 29, tzinfo=UTC)
+    assert next_run("30 18 * * 0", start) == datetime(2030, 1, 6, 18, 30, tzinfo=UTC)
     # standard cron: a restricted day of month OR a restricted weekday fires
-    assert next_run("0 12 15 * 1", start) == datetime(2030, 1, 7, 12, tzinfo=timezone.utc)  # a Monday
+    assert next_run("0 12 15 * 1", start) == datetime(2030, 1, 7, 12, tzinfo=UTC)  # Monday
     with pytest.raises(ValidationError, match="never fires"):
         next_run("0 0 31 2 *", start)
     for bad in ("someday", "61 * * * *", "0 0 32 1 *"):
