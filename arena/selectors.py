@@ -18,10 +18,18 @@ def active_version(bot_id: int) -> BotVersion | None:
     )
 
 
+#: A rating is provisional below this many matches or with a 95% interval wider than this.
+PROVISIONAL_MATCHES = 10
+PROVISIONAL_WIDTH = 400.0
+
+
 def ladder_rankings(ladder: Ladder) -> list[dict[str, Any]]:
-    """Entries with a fitted rating, best first (ties by live Elo, then name)."""
+    """Every entry: those with a fitted rating first, best first (ties by live Elo, then
+    name), ranked from 1; then those not rated yet (just entered: no refit since), with no
+    rank, rating or interval. ``provisional`` marks a rating on few matches or with a wide
+    interval (:data:`PROVISIONAL_MATCHES`, :data:`PROVISIONAL_WIDTH`)."""
     entries = (
-        LadderEntry.objects.filter(ladder=ladder, rating__isnull=False)
+        LadderEntry.objects.filter(ladder=ladder)
         .select_related("bot", "rating")
         .prefetch_related(
             Prefetch(
@@ -33,25 +41,32 @@ def ladder_rankings(ladder: Ladder) -> list[dict[str, Any]]:
             )
         )
     )
-    rows = []
+    rated, unrated = [], []
     for entry in entries:
-        rating = entry.rating
+        rating = getattr(entry, "rating", None)
         versions = getattr(entry.bot, "active_versions", []) if entry.bot else []
-        rows.append(
-            {
-                "bot": {"id": entry.bot_id, "name": entry.label},
-                "builtin": bool(entry.builtin),
-                "version": versions[0].number if versions else None,
-                "rating": round(rating.rating, 1),
-                "ci95": [round(rating.low, 1), round(rating.high, 1)],
-                "live_elo": round(entry.live_elo, 1),
-                "matches": rating.matches,
-            }
-        )
-    rows.sort(key=lambda r: (-r["rating"], -r["live_elo"], r["bot"]["name"]))
-    for rank, row in enumerate(rows, 1):
+        row: dict[str, Any] = {
+            "bot": {"id": entry.bot_id, "name": entry.label},
+            "builtin": bool(entry.builtin),
+            "version": versions[0].number if versions else None,
+            "rating": None, "ci95": None, "live_elo": round(entry.live_elo, 1), "matches": 0,
+            "provisional": True, "rank": None,
+        }  # fmt: skip
+        if rating is None:
+            unrated.append(row)
+            continue
+        row.update(
+            rating=round(rating.rating, 1), ci95=[round(rating.low, 1), round(rating.high, 1)],
+            matches=rating.matches,
+            provisional=rating.matches < PROVISIONAL_MATCHES
+            or rating.high - rating.low > PROVISIONAL_WIDTH,
+        )  # fmt: skip
+        rated.append(row)
+    rated.sort(key=lambda r: (-r["rating"], -r["live_elo"], r["bot"]["name"]))
+    for rank, row in enumerate(rated, 1):
         row["rank"] = rank
-    return rows
+    unrated.sort(key=lambda r: (-r["live_elo"], r["bot"]["name"]))
+    return rated + unrated
 
 
 def matches(*, ladder: int | None = None, bot: int | None = None, status: str | None = None,

@@ -106,7 +106,15 @@ def token_rotate(*, user: Any) -> Any:
     return Token.objects.create(user=user)
 
 
-def bot_create(*, owner: Any, name: str, description: str = "") -> Bot:
+DEFAULT_LADDER = "standard"
+
+
+@transaction.atomic
+def bot_create(
+    *, owner: Any, name: str, description: str = "", join_ladders: list[Ladder] | None = None
+) -> Bot:
+    """A new bot. ``join_ladders``: the ladders it enters when its first version becomes
+    active (None: the ``standard`` ladder; an empty list: none)."""
     if name.lower() in BUILTIN:
         raise ValidationError({"name": f"{name!r} is the name of a built-in bot"})
     if Bot.objects.filter(name__iexact=name).exists():
@@ -114,7 +122,16 @@ def bot_create(*, owner: Any, name: str, description: str = "") -> Bot:
     bot = Bot(owner=owner, name=name, description=clean_text(description))
     bot.full_clean()
     bot.save()
+    if join_ladders is None:
+        join_ladders = list(Ladder.objects.filter(name=DEFAULT_LADDER, active=True))
+    bot.join_ladders.set(join_ladders)
     return bot
+
+
+def ladder_join(*, ladder: Ladder, bot: Bot) -> tuple[LadderEntry, bool]:
+    """Enter ``bot`` in ``ladder`` (once: entering again changes nothing); the entry and
+    whether it is new."""
+    return LadderEntry.objects.get_or_create(ladder=ladder, bot=bot)
 
 
 @transaction.atomic
@@ -159,11 +176,22 @@ def version_settle(*, version_id: int, claim: str, log: list[str], accepted: boo
     if version is None:
         return False
     if accepted:
+        first = not BotVersion.objects.filter(
+            bot_id=version.bot_id, status__in=[BotVersion.Status.ACTIVE, BotVersion.Status.RETIRED]
+        ).exists()
         BotVersion.objects.filter(bot_id=version.bot_id, status=BotVersion.Status.ACTIVE).update(
             status=BotVersion.Status.RETIRED
         )
         version.status = BotVersion.Status.ACTIVE
         log = [*log, "active: it now plays for the bot"]
+        if first:  # the bot's first active version: it enters the ladders chosen for it
+            joined = [
+                ladder.name
+                for ladder in version.bot.join_ladders.filter(active=True).order_by("name")
+                if ladder_join(ladder=ladder, bot=version.bot)[1]
+            ]
+            if joined:
+                log.append(f"entered the ladder(s): {', '.join(joined)}")
     else:
         version.status = BotVersion.Status.REJECTED
         if not log or not log[-1].startswith("this is the platform's doing"):

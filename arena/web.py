@@ -70,10 +70,12 @@ def _recent_matches(limit: int = 20, *, stderr: bool = False, **filters: Any) ->
 def _with_bars(rows: list[dict[str, Any]], value: str) -> list[dict[str, Any]]:
     """Each row's 95% interval and value as percentages of the whole table's range (the
     interval bars)."""
-    low = min((r["ci95"][0] for r in rows), default=0.0)
-    high = max((r["ci95"][1] for r in rows), default=1.0)
+    low = min((r["ci95"][0] for r in rows if r["ci95"]), default=0.0)
+    high = max((r["ci95"][1] for r in rows if r["ci95"]), default=1.0)
     span = max(high - low, 1e-9)
     for row in rows:
+        if not row["ci95"]:  # not rated yet: no bar
+            continue
         row["bar_left"] = round(100 * (row["ci95"][0] - low) / span, 2)
         row["bar_width"] = round(100 * (row["ci95"][1] - row["ci95"][0]) / span, 2)
         row["dot"] = round(100 * (row[value] - low) / span, 2)
@@ -187,7 +189,7 @@ class FormField:
 
     name: str
     label: str
-    kind: str = "text"  # text, password, textarea, file, number, select
+    kind: str = "text"  # text, password, textarea, file, number, select, checkboxes
     value: Any = ""
     help: str = ""
     required: bool = True
@@ -348,12 +350,22 @@ def bot_new(request: HttpRequest) -> HttpResponse:
                   help="2 to 64 letters, digits, dots, dashes or underscores"),
         FormField("description", "Description", kind="textarea", required=False,
                   value=request.POST.get("description", "")),
+        FormField("join_ladders", "Ladders it enters when its first version is active",
+                  kind="checkboxes", required=False,
+                  value=(request.POST.getlist("join_ladders") if request.method == "POST"
+                         else [services.DEFAULT_LADDER]),
+                  options=[(name, name) for name in Ladder.objects.filter(active=True)
+                           .order_by("name").values_list("name", flat=True)],
+                  help="Rankings come from ladder matches; leave all unticked to enter none."),
     ]  # fmt: skip
     errors: dict[str, list[str]] = {}
     if request.method == "POST":
         bot, errors = _submit(
             BotSerializer(data=request.POST),
-            lambda data: services.bot_create(owner=request.user, **data),
+            # (the form always shows the ladders: none ticked means none)
+            lambda data: services.bot_create(
+                owner=request.user, **{"join_ladders": [], **data}
+            ),
         )
         if bot is not None:
             messages.success(request, f"Bot {bot.name} created: upload its first version.")

@@ -38,15 +38,34 @@ class UserSerializer(serializers.ModelSerializer):
         fields = ["id", "username"]
 
 
+class _LadderNames(serializers.ManyRelatedField):
+    """A list of ladder names where leaving the field out means the default, in a form
+    body as in JSON (DRF reads a form's missing list as an empty one)."""
+
+    def get_value(self, dictionary: Any) -> Any:
+        if self.field_name not in dictionary:
+            return serializers.empty
+        return super().get_value(dictionary)
+
+
 class BotSerializer(serializers.ModelSerializer):
     owner = serializers.CharField(source="owner.username", read_only=True)
     name = serializers.RegexField(r"^[A-Za-z0-9_.-]{2,64}$", max_length=64)
     description = serializers.CharField(max_length=2000, allow_blank=True, required=False)
     active_version = serializers.SerializerMethodField()
+    join_ladders = _LadderNames(
+        child_relation=serializers.SlugRelatedField(
+            slug_field="name", queryset=Ladder.objects.filter(active=True)
+        ),
+        required=False,
+        help_text="Ladders (by name) the bot enters by itself when its first version becomes "
+        "active; default [\"standard\"], [] for none.",
+    )
 
     class Meta:
         model = Bot
-        fields = ["id", "name", "description", "owner", "disabled", "created_at", "active_version"]
+        fields = ["id", "name", "description", "owner", "disabled", "created_at", "active_version",
+                  "join_ladders"]  # fmt: skip
         read_only_fields = ["id", "owner", "disabled", "created_at", "active_version"]
 
     def get_active_version(self, bot: Bot) -> int | None:
@@ -88,14 +107,18 @@ class NamedBotSerializer(serializers.Serializer):
 class RankingSerializer(serializers.Serializer):
     """A row of ``selectors.ladder_rankings`` (documentation of the shape only)."""
 
-    rank = serializers.IntegerField()
+    rank = serializers.IntegerField(allow_null=True, help_text="1 = best; null: not rated yet")
     bot = NamedBotSerializer()
     builtin = serializers.BooleanField()
     version = serializers.IntegerField(allow_null=True)
-    rating = serializers.FloatField()
-    ci95 = serializers.ListField(child=serializers.FloatField(), min_length=2, max_length=2)
+    rating = serializers.FloatField(allow_null=True, help_text="null: not rated yet")
+    ci95 = serializers.ListField(child=serializers.FloatField(), min_length=2, max_length=2,
+                                 allow_null=True)  # fmt: skip
     live_elo = serializers.FloatField()
     matches = serializers.IntegerField()
+    provisional = serializers.BooleanField(
+        help_text="not rated yet, fewer than 10 matches, or a 95% interval wider than 400"
+    )
 
 
 class EntryCreateSerializer(serializers.Serializer):

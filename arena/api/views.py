@@ -19,7 +19,7 @@ from rest_framework.views import exception_handler
 
 from arena import logins, selectors, services
 from arena.api import serializers as s
-from arena.models import Bot, BotVersion, Ladder, LadderEntry, Match
+from arena.models import Bot, BotVersion, Ladder, Match
 from arena.uploads import UploadError, read_upload
 from engine.rules import RulesError
 
@@ -155,7 +155,7 @@ class LadderViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.G
         bot = get_object_or_404(Bot, pk=data.validated_data["bot"])
         if bot.owner_id != request.user.pk:
             raise exceptions.PermissionDenied("only the bot's owner enters it in a ladder")
-        entry, created = LadderEntry.objects.get_or_create(ladder=ladder, bot=bot)
+        entry, created = services.ladder_join(ladder=ladder, bot=bot)
         code = status.HTTP_201_CREATED if created else status.HTTP_200_OK
         return Response({"entry": entry.pk, "bot": bot.pk, "ladder": ladder.pk}, status=code)
 

@@ -11,7 +11,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from rest_framework.test import APIClient
 
 from arena import services
-from arena.models import Bot, BotVersion, Ladder, Match
+from arena.models import Bot, BotVersion, Ladder, LadderEntry, Match
 from engine.record import verify
 from tests.arena.live import synthetic_history
 
@@ -58,6 +58,35 @@ def test_sign_up_create_bot_upload_and_read() -> None:
     assert len(APIClient().get("/api/bots/").json()["results"]) == 1
 
 
+def test_a_new_bot_enters_the_standard_ladder_with_its_first_active_version() -> None:
+    client = _signed_in()
+    bot = client.post("/api/bots/", {"name": "ada-bot"}).json()
+    assert bot["join_ladders"] == ["standard"]  # the default
+    assert not LadderEntry.objects.filter(bot_id=bot["id"]).exists()  # no code yet
+    _upload(client, bot["id"])
+    services.version_validate(version_id=BotVersion.objects.get().pk)
+    log = client.get(f"/api/bots/{bot['id']}/versions/1/").json()["validation_log"]
+    assert "entered the ladder(s): standard" in log
+    rankings = APIClient().get("/api/ladders/1/rankings/").json()
+    assert "ada-bot" in [row["bot"]["name"] for row in rankings], rankings
+    # a second version changes nothing: one entry
+    _upload(client, bot["id"])
+    services.version_validate(version_id=BotVersion.objects.get(number=2).pk)
+    assert LadderEntry.objects.filter(bot_id=bot["id"]).count() == 1
+
+
+def test_a_bot_may_opt_out_of_joining_ladders_and_unknown_ladders_are_refused() -> None:
+    client = _signed_in()
+    bot = client.post("/api/bots/", {"name": "shy", "join_ladders": []}, format="json").json()
+    assert bot["join_ladders"] == []
+    _upload(client, bot["id"])
+    services.version_validate(version_id=BotVersion.objects.get().pk)
+    assert not LadderEntry.objects.filter(bot_id=bot["id"]).exists()
+    bad = client.post("/api/bots/", {"name": "lost", "join_ladders": ["nowhere"]}, format="json")
+    assert bad.status_code == 400 and "join_ladders" in bad.json(), bad.json()
+    assert not Bot.objects.filter(name="lost").exists()
+
+
 def test_challenge_match_record_and_logs() -> None:
     client = _signed_in()
     bot = client.post("/api/bots/", {"name": "ada-bot"}).json()
@@ -99,10 +128,16 @@ def test_ladder_entry_and_rankings() -> None:
         services.match_run(match_id=match.pk)
     services.ratings_recompute(ladder=ladder)
     rankings = APIClient().get(f"/api/ladders/{ladder.pk}/rankings/").json()
-    assert [r["rank"] for r in rankings] == list(range(1, len(rankings) + 1))
-    for row in rankings:
-        assert {"rank", "bot", "version", "rating", "ci95", "live_elo", "matches"} <= set(row)
+    rated = [r for r in rankings if r["rating"] is not None]
+    assert [r["rank"] for r in rated] == list(range(1, len(rated) + 1)) and len(rated) == 4
+    for row in rated:
+        assert {"rank", "bot", "version", "rating", "ci95", "live_elo", "matches",
+                "provisional"} <= set(row)  # fmt: skip
         assert row["ci95"][0] <= row["rating"] <= row["ci95"][1]
+    # ada-bot has no code yet, so has not played: listed last, not rated yet
+    assert rankings[-1]["bot"]["name"] == "ada-bot"
+    assert rankings[-1]["rank"] is None and rankings[-1]["ci95"] is None
+    assert rankings[-1]["provisional"] is True and rankings[-1]["matches"] == 0
 
 
 @pytest.mark.parametrize(

@@ -131,6 +131,21 @@ def test_new_bot_refuses_what_the_api_refuses(name: str) -> None:
     assert Bot.objects.count() == 1
 
 
+def test_new_bot_form_chooses_the_ladders_it_joins_standard_ticked_by_default() -> None:
+    user = services.user_create(username="ada", password=PASSWORD)
+    client = _web(user)
+    page = client.get("/bots/new/").content.decode()
+    assert re.search(r'name="join_ladders" value="standard" checked', page), page
+    client.post("/bots/new/", {"name": "joiner", "join_ladders": ["standard"]})
+    client.post("/bots/new/", {"name": "loner"})  # nothing ticked: joins none
+    assert list(Bot.objects.get(name="joiner").join_ladders.values_list("name", flat=True)) == [
+        "standard"
+    ]
+    assert not Bot.objects.get(name="loner").join_ladders.exists()
+    refused = client.post("/bots/new/", {"name": "lost", "join_ladders": ["nowhere"]})
+    assert refused.status_code == 400 and not Bot.objects.filter(name="lost").exists()
+
+
 def _zip(entries: dict[str, bytes]) -> bytes:
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w") as archive:

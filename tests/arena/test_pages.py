@@ -67,7 +67,8 @@ def test_home_ladder_and_bot_pages() -> None:
     home = Client().get("/").content.decode()
     assert "Top ten of standard" in home and "Recent matches" in home
     ladder_page = Client().get(f"/ladders/{ladder.pk}/").content.decode()
-    assert ladder_page.count('class="interval"') == 4 and "Live Elo" in ladder_page
+    # the four built-ins and ada-bot, which joined with its first active version
+    assert ladder_page.count('class="interval"') == 5 and "Live Elo" in ladder_page
     public = Client().get(f"/bots/{bot.pk}/").content.decode()
     assert "ducks low" in public and "Validation log" not in public
     client = Client()

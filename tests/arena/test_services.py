@@ -184,7 +184,7 @@ def test_uploaded_bots_play_ladder_matches(owner) -> None:  # type: ignore[no-un
     services.version_validate(
         version_id=services.version_upload(bot=bot, user=owner, filename="bot.py", data=GOOD).pk
     )
-    LadderEntry.objects.create(ladder=ladder, bot=bot)
+    assert LadderEntry.objects.filter(ladder=ladder, bot=bot).exists()  # joined by itself
     Bot.objects.filter(pk=bot.pk)  # still enabled
     for _ in range(5):
         for match in services.ladder_fill(ladder=ladder, rng=random.Random(_)):

@@ -175,6 +175,8 @@ class Command(BaseCommand):
             f"{'rank':>4}  {'bot':12} {'rating':>7}  {'95% interval':>15}  {'live Elo':>8}  matches"
         )
         for row in ladder_rankings(ladder):
+            if row["rating"] is None:
+                continue  # not rated yet
             low, high = row["ci95"]
             self.stdout.write(
                 f"{row['rank']:>4}  {row['bot']['name']:12} {row['rating']:>7.0f}  "
