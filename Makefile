@@ -1,27 +1,36 @@
 # The two commands of the README: `make demo` and `make test`. Both create .venv when missing.
+# `make demo` installs only what runs the platform; `make test` adds the test and dev tools.
 PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV := .venv
 BIN := $(VENV)/bin
 # Settings default to DEBUG off (SECRET_KEY required); local runs and tests are development.
 export DEBUG ?= 1
+# When `make` began: the demo prints how long it took from here to healthy.
+export BIDEL_DEMO_STARTED := $(shell date +%s.%N)
 
-.PHONY: install demo test lint clean
+.PHONY: install install-run demo test lint clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 
-$(VENV)/.installed: $(BIN)/python pyproject.toml sdk/pyproject.toml constraints.txt
-	$(BIN)/python -m pip install --quiet --upgrade pip
-	@# The SDK (sdk/: engine and bots_sdk) and the platform that depends on it, in one go.
-	$(BIN)/python -m pip install --quiet -c constraints.txt -e ./sdk -e '.[dev]'
+# The SDK (sdk/: engine and bots_sdk) and the platform that depends on it, in one go.
+$(VENV)/.installed-run: $(BIN)/python pyproject.toml sdk/pyproject.toml constraints.txt
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -c constraints.txt \
+		-e ./sdk -e .
+	touch $@
+
+$(VENV)/.installed: $(VENV)/.installed-run
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -c constraints.txt \
+		-e ./sdk -e '.[dev]'
 	@# OpenSpiel is the reference engine of the differential tests; its Hearts needs no numpy.
-	$(BIN)/python -m pip install --quiet --no-deps open_spiel==2.0.2 \
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps open_spiel==2.0.2 \
 		|| echo "OpenSpiel is not installable here: its differential tests will be skipped"
 	touch $@
 
+install-run: $(VENV)/.installed-run
 install: $(VENV)/.installed
 
-demo: install
+demo: install-run
 	$(BIN)/python manage.py demo
 
 test: install

@@ -12,7 +12,17 @@ import threading
 import urllib.request
 from pathlib import Path
 
+from tests.arena.live import wait_until
 from tests.support import PROJECT_DIR, SERVICE_VARIABLES, child_env
+
+_TOURNAMENT_DUE_NOW = (
+    "from django.utils import timezone\n"
+    "from arena.tournaments import tournament_create\n"
+    "t = tournament_create(name='Demo cup', format='round_robin', hands_per_table=1,\n"
+    "                      bots=['random', 'low', 'heuristic', 'low'][:3] + ['montecarlo'],\n"
+    "                      starts_at=timezone.now())\n"
+    "print(t.pk)\n"
+)
 
 
 def _free_port() -> int:
@@ -75,8 +85,24 @@ def test_demo_comes_up_healthy_and_ctrl_c_leaves_nothing_behind(tmp_path: Path) 
         assert health["broker"]["ok"] and health["broker"]["transport"] == "filesystem"
         assert health["workers"]["ok"] and health["workers"]["count"] >= 2
         assert health["runners"]["count"] == 1 and health["sandbox"]["ok"]
-        # web (gunicorn master + workers), worker and runner (celery + pool), the demo itself
-        assert len(_processes_with(marker)) >= 5
+        assert "Healthy " in printed and "beat (ladders, tournaments) are running" in printed
+        # web (gunicorn master + workers), worker and runner (celery + pool), beat, the demo
+        assert len(_processes_with(marker)) >= 6
+
+        # Beat runs: a tournament due now starts and finishes by itself.
+        created = subprocess.run(
+            [sys.executable, "manage.py", "shell", "-c", _TOURNAMENT_DUE_NOW],
+            cwd=PROJECT_DIR, env=env, capture_output=True, text=True, timeout=120,
+        )  # fmt: skip
+        assert created.returncode == 0, created.stderr
+        tournament = int(created.stdout.split()[-1])
+        url = f"http://127.0.0.1:{port}/api/tournaments/{tournament}/"
+
+        def finished() -> bool:
+            with urllib.request.urlopen(url, timeout=30) as response:
+                return json.load(response)["status"] == "finished"
+
+        wait_until(finished, 180, "the scheduled tournament to start and finish by itself")
 
         demo.send_signal(signal.SIGINT)  # what Ctrl-C in the terminal delivers
         assert demo.wait(timeout=60) == 0, "".join(output)
@@ -86,3 +112,20 @@ def test_demo_comes_up_healthy_and_ctrl_c_leaves_nothing_behind(tmp_path: Path) 
             demo.wait()
     assert _processes_with(marker) == [], "stray processes after Ctrl-C:\n" + "".join(output)
     assert (tmp_path / "bidel.sqlite3").exists()  # it migrated its own database
+
+
+def test_demo_with_its_port_taken_says_so_in_one_line_and_exits_non_zero(tmp_path: Path) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        env = child_env({name: None for name in SERVICE_VARIABLES}
+                        | {"BIDEL_VAR_DIR": str(tmp_path), "PORT": str(port)})  # fmt: skip
+        done = subprocess.run([sys.executable, "manage.py", "demo"], cwd=PROJECT_DIR, env=env,
+                              capture_output=True, text=True, timeout=120)  # fmt: skip
+    assert done.returncode != 0
+    lines = [line for line in (done.stdout + done.stderr).splitlines() if line.strip()]
+    assert len(lines) == 1, lines
+    assert f"port {port} on 127.0.0.1 is taken" in lines[0] and "PORT=" in lines[0]
+    assert "Bidel is up" not in done.stdout
+    assert not (tmp_path / "bidel.sqlite3").exists()  # nothing was started or written

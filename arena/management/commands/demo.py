@@ -1,16 +1,20 @@
-"""``python manage.py demo``: Bidel on this machine — the web server, a Celery worker and a
-runner (the tier that plays bots, holding no secrets) on the configured database and broker
+"""``python manage.py demo``: Bidel on this machine — the web server, a Celery worker, a
+runner (the tier that plays bots, holding no secrets) and beat (which fills ladders and starts
+and advances tournaments) on the configured database and broker
 (by default SQLite and the embedded broker in var/) — seeded with demo users and bots that
 play the `standard` ladder; prints the rankings and the URLs to browse, then runs until
-Ctrl-C, which stops every process it started.
+Ctrl-C, which stops every process it started. The port (``--port``, or ``$PORT``) is checked
+first: taken, the command says so in one line and exits non-zero.
 """
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import secrets
 import signal
+import socket
 import sys
 import time
 import urllib.error
@@ -33,12 +37,30 @@ def _interrupt(signum: int, frame: Any) -> None:
     raise KeyboardInterrupt
 
 
+def _port_problem(host: str, port: int) -> str:
+    """Why the web server could not listen on ``host:port`` ('' when it can), in one line."""
+    with socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as gunicorn does
+        try:
+            probe.bind((host, port))
+        except OSError as exc:
+            taken = exc.errno == errno.EADDRINUSE
+            return (
+                f"port {port} on {host} is taken by another program: stop it, or choose "
+                f"another port (PORT={port + 1} make demo)"
+                if taken
+                else f"cannot listen on {host}:{port}: {exc.strerror}"
+            )
+    return ""
+
+
 class Command(BaseCommand):
     help = "Run the web server and a worker until Ctrl-C; prints the health report when up."
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--host", default="127.0.0.1", help="address to serve on")
-        parser.add_argument("--port", type=int, default=8000, help="port to serve on")
+        parser.add_argument("--port", type=int, default=int(os.environ.get("PORT") or 8000),
+                            help="port to serve on (default: $PORT or 8000)")  # fmt: skip
         parser.add_argument("--concurrency", type=int, default=2, help="worker processes")
         parser.add_argument(
             "--startup-timeout", type=float, default=90.0, help="seconds to wait for health"
@@ -57,6 +79,10 @@ class Command(BaseCommand):
         matches: int,
         **options: Any,
     ) -> None:
+        started = float(os.environ.get("BIDEL_DEMO_STARTED") or time.time())
+        problem = _port_problem(host, port)
+        if problem:
+            raise CommandError(problem)
         call_command("migrate", interactive=False, verbosity=0)
         try:
             default_launcher()
@@ -95,6 +121,12 @@ class Command(BaseCommand):
                  "--hostname=demo-runner@%h"],
                 env=runner_env,
             )  # fmt: skip
+            # Beat: fills ladders, reaps lost matches, starts and advances tournaments.
+            supervisor.start(
+                "beat",
+                [sys.executable, "-m", "celery", "-A", "hearts_platform", "beat",
+                 "--loglevel=INFO", f"--schedule={settings.VAR_DIR / 'celerybeat-schedule'}"],
+            )  # fmt: skip
             supervisor.start(
                 "web",
                 [
@@ -109,6 +141,11 @@ class Command(BaseCommand):
             )
             report = self._wait_healthy(supervisor, health_url, startup_timeout)
             self.stdout.write(json.dumps(report, indent=2))
+            self.stdout.write(
+                f"Healthy {time.time() - started:.1f} s after the start"
+                f"{' of make demo' if 'BIDEL_DEMO_STARTED' in os.environ else ''}: web, "
+                "worker, runner and beat (ladders, tournaments) are running."
+            )
             if matches:
                 self._seed_and_play(matches)
             base = f"http://{host}:{port}"
@@ -126,7 +163,7 @@ class Command(BaseCommand):
                 f"the {name} process exited unexpectedly (code {code}); stopped the rest"
             )
         except KeyboardInterrupt:
-            self.stdout.write("Stopping web, worker and runner…")
+            self.stdout.write("Stopping web, worker, runner and beat…")
         finally:
             supervisor.stop_all()
         self.stdout.write("Stopped.")
