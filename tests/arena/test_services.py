@@ -282,3 +282,33 @@ def test_a_bot_importing_numpy_validates_and_plays(owner) -> None:  # type: igno
     seat = finished.seats.get(seat=0)
     assert seat.faults == [] and seat.score is not None, (seat.faults, seat.stderr)
     assert verify(finished.record)["valid"]
+
+
+def test_the_trained_example_uploads_validates_and_plays(owner) -> None:  # type: ignore[no-untyped-def]
+    import io
+    import zipfile
+
+    from tests.support import PROJECT_DIR
+
+    example = PROJECT_DIR / "examples" / "learned"
+    archive = io.BytesIO()
+    with zipfile.ZipFile(archive, "w") as out:  # as its README says: both files at the root
+        for name in ("bot.py", "weights.npz"):
+            out.write(example / name, name)
+    bot = services.bot_create(owner=owner, name="learned")
+    version = services.version_upload(bot=bot, user=owner, filename="learned.zip",
+                                      data=archive.getvalue())  # fmt: skip
+    validated = services.version_validate(version_id=version.pk)
+    assert validated.status == BotVersion.Status.ACTIVE, validated.validation_log
+    assert "entered the ladder(s): standard" in validated.validation_log
+    match = services.match_create(
+        kind=Match.Kind.CHALLENGE,
+        seats=[services.SeatSpec(version=validated), *_builtin_seats(["random"] * 3)],
+        hands=4,
+        seed=3,
+    )
+    finished = services.match_run(match_id=match.pk)
+    assert finished is not None and finished.status == Match.Status.FINISHED
+    seat = finished.seats.get(seat=0)
+    assert seat.faults == [], (seat.faults, seat.stderr)
+    assert verify(finished.record)["valid"]

@@ -89,10 +89,10 @@ def test_every_sdk_module_imports_without_django_and_the_extras_say_how_to_get_t
     done = _run(fresh / "venv/bin/python", "-c", code, cwd=fresh)
     assert done.returncode == 0, done.stderr
     failed = eval(done.stdout)  # noqa: S307 — our own printed dict
-    # Only the learning environments need an extra, and they say which.
-    assert set(failed) <= {"bots_sdk.learning"}, failed
-    for message in failed.values():
-        assert "bidel-sdk[learn]" in message
+    # Only the learning environments and their numpy encoding need an extra; they say which.
+    assert set(failed) <= {"bots_sdk.learning", "bots_sdk.observation"}, failed
+    assert "bidel-sdk[numpy]" in failed.get("bots_sdk.observation", "bidel-sdk[numpy]")
+    assert "bidel-sdk[learn]" in failed.get("bots_sdk.learning", "bidel-sdk[learn]")
 
 
 @pytest.mark.skipif(bool(sandbox_problem()), reason=f"no sandbox here: {sandbox_problem()}")
