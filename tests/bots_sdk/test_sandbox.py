@@ -191,3 +191,37 @@ def test_the_first_decision_is_charged_like_the_others(backend: str, tmp_path: P
         player.close()
     median = sorted(charged)[len(charged) // 2]
     assert abs(charged[0] - median) < 0.005, [round(c * 1000, 2) for c in charged]
+
+
+NUMPY_BOT = """
+import os
+
+import numpy
+
+from bots_sdk import Bot
+
+
+class Numeric(Bot):
+    def play(self, view):
+        matrix = numpy.random.default_rng(1).normal(size=(120, 120)) + 120 * numpy.eye(120)
+        product = numpy.linalg.inv(matrix) @ matrix  # BLAS at work
+        assert numpy.allclose(product, numpy.eye(120)), "numpy computed wrongly"
+        threads = len(os.listdir("/proc/self/task"))
+        assert threads == 1, f"{threads} threads: the runtime's numpy should run on one"
+        return view.legal[int(numpy.argmin([len(c) for c in view.legal]))]
+
+    def pass_cards(self, view):
+        return list(view.hand[: view.rules.pass_count])
+"""
+
+
+def test_a_bot_may_import_the_runtimes_numpy_and_it_runs_on_one_thread(
+    backend: str, tmp_path: Path
+) -> None:
+    bot = tmp_path / "numeric.py"
+    bot.write_text(NUMPY_BOT)
+    result = run_match("standard", 3, [str(bot), "low", "random", "low"], hands=1,
+                       time_control=TimeControl(1, 5), limits=LIMITS)  # fmt: skip
+    game = result.games[0]
+    assert game.seats[0].faults == [], game.seats[0].faults
+    assert left_behind(backend) == []
