@@ -28,6 +28,7 @@ COPY arena arena
 COPY hearts_platform hearts_platform
 COPY hearts_runner hearts_runner
 COPY manage.py ./
+COPY docs docs
 RUN pip install --no-deps -c constraints.txt ./sdk . \
     && DEBUG=1 python manage.py collectstatic --noinput
 

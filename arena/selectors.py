@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.db.models import Prefetch, QuerySet
+from django.db.models import Count, OuterRef, Prefetch, QuerySet, Subquery
+from django.db.models.functions import Lower
 
-from arena.models import BotVersion, Ladder, LadderEntry, Match, MatchSeat
+from arena.models import Bot, BotVersion, Ladder, LadderEntry, Match, MatchSeat, Rating, Tournament
 
 
 def active_version(bot_id: int) -> BotVersion | None:
@@ -70,7 +71,8 @@ def ladder_rankings(ladder: Ladder) -> list[dict[str, Any]]:
 
 
 def matches(*, ladder: int | None = None, bot: int | None = None, status: str | None = None,
-            kind: str | None = None, tournament: int | None = None) -> QuerySet[Match]:  # fmt: skip
+            kind: str | None = None, tournament: int | None = None,
+            opponent: int | str | None = None) -> QuerySet[Match]:  # fmt: skip
     seats = MatchSeat.objects.select_related("version__bot").defer("stderr", "version__code")
     query = Match.objects.defer(
         "record"
@@ -83,6 +85,11 @@ def matches(*, ladder: int | None = None, bot: int | None = None, status: str | 
         query = query.filter(seats__version__bot_id=bot).distinct()
     if tournament is not None:
         query = query.filter(tournament_id=tournament)
+    if opponent is not None:  # another seat of the same match: a bot by id, a built-in by name
+        if isinstance(opponent, int):
+            query = query.filter(seats__version__bot_id=opponent).distinct()
+        else:
+            query = query.filter(seats__builtin=opponent).distinct()
     if status:
         query = query.filter(status=status)
     if kind:
@@ -112,3 +119,48 @@ def rating_history(entry_ids: list[int], points: int = 200) -> list[tuple[Any, .
         .values_list("entry_id", "at", "rating", "low", "high", "matches")
     )
     return list(rows)
+
+
+def tournaments_index(*, status: str | None = None) -> QuerySet[Tournament]:
+    """Every tournament, newest first, with its field size (``entry_count``)."""
+    query = Tournament.objects.annotate(entry_count=Count("entries", distinct=True))
+    if status:
+        query = query.filter(status=status)
+    return query.order_by("-id")
+
+
+def bots_index(*, search: str = "", ladder: Ladder | None = None) -> QuerySet[Bot]:
+    """Bots by name (``search``: a part of the name, any case), with their owner, active
+    version number and their rating, interval and matches on ``ladder`` (None where unrated)."""
+    query = Bot.objects.select_related("owner").filter(disabled=False)
+    if search:
+        query = query.filter(name__icontains=search)
+    active = BotVersion.objects.filter(bot=OuterRef("pk"), status=BotVersion.Status.ACTIVE)
+    query = query.annotate(active_number=Subquery(active.values("number")[:1]))
+    if ladder is not None:
+        rated = Rating.objects.filter(entry__bot=OuterRef("pk"), entry__ladder=ladder)
+        query = query.annotate(
+            rating=Subquery(rated.values("rating")[:1]),
+            rating_low=Subquery(rated.values("low")[:1]),
+            rating_high=Subquery(rated.values("high")[:1]),
+            rated_matches=Subquery(rated.values("matches")[:1]),
+        )
+    return query.order_by(Lower("name"))
+
+
+def running_now() -> dict[str, int]:
+    """What the platform is doing: matches running and queued, tournaments running, bots
+    with an active version (three queries, whatever is stored)."""
+    from django.db.models import Q
+
+    counts = Match.objects.aggregate(
+        running=Count("pk", filter=Q(status=Match.Status.RUNNING)),
+        queued=Count("pk", filter=Q(status=Match.Status.QUEUED)),
+    )
+    return {
+        **counts,
+        "tournaments": Tournament.objects.filter(status=Tournament.Status.RUNNING).count(),
+        "bots": Bot.objects.filter(
+            disabled=False, versions__status=BotVersion.Status.ACTIVE
+        ).count(),
+    }

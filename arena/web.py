@@ -3,6 +3,7 @@ twins). The forms validate with the API's serializers, so they say the same thin
 
 from __future__ import annotations
 
+import inspect
 import json
 import math
 from collections.abc import Callable
@@ -13,9 +14,10 @@ from django.contrib import messages
 from django.contrib.auth import login, logout
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
+from django.core.paginator import Paginator
 from django.db import transaction
 from django.db.models import Prefetch
-from django.http import HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.safestring import mark_safe
@@ -26,7 +28,7 @@ from rest_framework.authtoken.serializers import AuthTokenSerializer
 from rest_framework.serializers import Serializer
 from rest_framework.throttling import ScopedRateThrottle
 
-from arena import logins, selectors, services
+from arena import docs, logins, selectors, services
 from arena.api.serializers import (
     BotSerializer,
     ChallengeSerializer,
@@ -91,7 +93,101 @@ def home(request: HttpRequest) -> HttpResponse:
         "starts_at"
     )[:10]
     return render(request, "arena/home.html", {"ladders": ladders, "tournaments": tournaments,
-                                               "matches": _recent_matches(10)})  # fmt: skip
+                                               "matches": _recent_matches(10),
+                                               "now": selectors.running_now()})  # fmt: skip
+
+
+def docs_page(request: HttpRequest, name: str) -> HttpResponse:
+    if name not in docs.GUIDES:
+        raise Http404("no such guide")
+    html = mark_safe(docs.render(name))  # rendered with raw HTML off: only Markdown's own tags
+    return render(request, "arena/docs.html", {
+        "title": docs.GUIDES[name][0], "html": html,
+        "guides": [(n, title) for n, (title, _) in docs.GUIDES.items()],
+    })  # fmt: skip
+
+
+#: Rows per page of the indexes.
+PAGE_SIZE = 25
+
+
+def _page(request: HttpRequest, query: Any) -> Any:
+    """The requested page (``?page=``) of ``query``: a bad or past-the-end number gives the
+    last page, not an error."""
+    return Paginator(query, PAGE_SIZE).get_page(request.GET.get("page"))
+
+
+def _query_without_page(request: HttpRequest) -> str:
+    """The current filters as a query string, for the pager's links."""
+    params = request.GET.copy()
+    params.pop("page", None)
+    return params.urlencode()
+
+
+def tournaments_index(request: HttpRequest) -> HttpResponse:
+    status = request.GET.get("status", "")
+    if status not in Tournament.Status.values:
+        status = ""
+    page = _page(request, selectors.tournaments_index(status=status or None))
+    return render(request, "arena/tournaments.html", {
+        "page": page, "status": status, "statuses": Tournament.Status.values,
+        "query": _query_without_page(request),
+    })  # fmt: skip
+
+
+def bots_index(request: HttpRequest) -> HttpResponse:
+    search = request.GET.get("q", "").strip()[:64]
+    ladder = Ladder.objects.filter(name=services.DEFAULT_LADDER).first()
+    page = _page(request, selectors.bots_index(search=search, ladder=ladder))
+    builtins = [(name, _builtin_summary(name)) for name in sorted(BUILTIN)]
+    return render(request, "arena/bots.html", {
+        "page": page, "q": search, "ladder": ladder, "builtins": builtins,
+        "query": _query_without_page(request),
+    })  # fmt: skip
+
+
+def _int_or_none(text: str | None) -> int | None:
+    return int(text) if text and text.isdigit() and len(text) < 12 else None
+
+
+def matches_index(request: HttpRequest) -> HttpResponse:
+    get = request.GET
+    kind = get.get("kind", "") if get.get("kind", "") in Match.Kind.values else ""
+    opponent_text = get.get("opponent", "").strip()
+    opponent: int | str | None = _int_or_none(opponent_text)
+    if opponent is None and opponent_text in BUILTIN:
+        opponent = opponent_text
+    query = selectors.matches(
+        bot=_int_or_none(get.get("bot")), opponent=opponent, kind=kind or None,
+        tournament=_int_or_none(get.get("tournament")),
+    )  # fmt: skip
+    return render(request, "arena/matches.html", {
+        "page": _page(request, query), "kind": kind, "kinds": Match.Kind.values,
+        "bot": get.get("bot", ""), "opponent": opponent_text,
+        "tournament": get.get("tournament", ""), "query": _query_without_page(request),
+        "builtins": sorted(BUILTIN),
+    })  # fmt: skip
+
+
+def _builtin_summary(name: str) -> str:
+    """The first paragraph of a built-in bot's docstring."""
+    doc = inspect.getdoc(BUILTIN[name]) or ""
+    return " ".join(doc.split("\n\n")[0].split())
+
+
+def builtin_page(request: HttpRequest, name: str) -> HttpResponse:
+    if name not in BUILTIN:
+        raise Http404("no such built-in bot")
+    entries = LadderEntry.objects.filter(builtin=name).select_related("ladder", "rating")
+    ratings = [
+        {"ladder": e.ladder, "rating": getattr(e, "rating", None), "live_elo": e.live_elo}
+        for e in entries
+    ]
+    played = MatchSeat.objects.filter(builtin=name).values("match_id")
+    return render(request, "arena/builtin.html", {
+        "name": name, "summary": _builtin_summary(name), "ratings": ratings,
+        "matches": _recent_matches(20, pk__in=played),
+    })  # fmt: skip
 
 
 def ladder_page(request: HttpRequest, ladder_id: int) -> HttpResponse:

@@ -200,7 +200,8 @@ class World:
     records: dict[int, dict[str, Any]]
     names: dict[int, list[str]]
     history: int  # rating-history points of the bot
-    rated: int  # rows of the ladder's rankings
+    rated: int  # rows of the ladder's rankings with a rating
+    entries: int  # rows of the ladder's rankings (those not rated yet too)
     env: dict[str, str] = field(default_factory=dict)  # the processes' environment
 
 
@@ -271,6 +272,7 @@ def build_world() -> World:
         records=records, names=names,
         history=RatingPoint.objects.filter(entry__bot=bot).count(),
         rated=LadderEntry.objects.filter(ladder=ladder, rating__isnull=False).count(),
+        entries=LadderEntry.objects.filter(ladder=ladder).count(),
     )  # fmt: skip
 
 

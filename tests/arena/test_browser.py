@@ -128,11 +128,17 @@ def _pages(world: World) -> dict[str, str]:
         "tournament": f"/tournaments/{world.tournament}/",
         "signup": "/signup/",
         "login": "/login/",
+        "tournaments": "/tournaments/",
+        "bots": "/bots/",
+        "matches": "/matches/",
+        "builtin": "/bots/builtin/heuristic/",
+        "guide": "/docs/bots/",
     }
 
 
 OWNER_PAGES = {"account": "/account/", "bot-new": "/bots/new/", "challenge": "/challenges/new/"}
-PAGE_NAMES = ["home", "ladder", "bot", "match", "match-faults", "tournament", "signup", "login"]
+PAGE_NAMES = ["home", "ladder", "bot", "match", "match-faults", "tournament", "signup", "login",
+              "tournaments", "bots", "matches", "builtin", "guide"]
 
 
 @pytest.mark.parametrize("name", PAGE_NAMES)
@@ -151,11 +157,13 @@ def test_page_loads_with_real_data_fits_and_is_screenshotted(
             "home": "Bidel: the Hearts bot arena", "ladder": "Ladder standard",
             "bot": world.bot_name, "match": f"Match {world.replay_match}",
             "match-faults": f"Match {world.fault_match}", "tournament": "Autumn cup",
-            "signup": "Sign up", "login": "Log in",
+            "signup": "Sign up", "login": "Log in", "tournaments": "Tournaments", "bots": "Bots",
+            "matches": "Matches", "builtin": "heuristic (built-in bot)",
+            "guide": "Writing a Bidel bot",
         }  # fmt: skip
         assert heading == expected[name]
         if name == "ladder":
-            assert page.locator("table.rankings tbody tr").count() == world.rated
+            assert page.locator("table.rankings tbody tr").count() == world.entries
             assert page.locator(".interval[role=img]").count() == world.rated
             assert page.get_by_role("link", name=world.bot_name).count() == 1
         if name == "bot":
@@ -166,10 +174,17 @@ def test_page_loads_with_real_data_fits_and_is_screenshotted(
         if name == "tournament":
             assert "4 of 4 matches" in page.inner_text("main")
             assert f"Field: random, low, heuristic, {world.bot_name} v1" in page.inner_text("main")
-            assert page.locator("a[href^='/matches/']").count() == 4
+            assert page.locator("main a[href^='/matches/']").count() == 4
             assert page.get_by_role("table", name=re.compile("Crosstable")).count() == 1
         if name == "match":
             assert page.locator("#table .seat").count() == 4
+        if name == "tournaments":
+            assert page.get_by_role("link", name="Autumn cup").count() == 1
+        if name == "matches":  # every seat with its score
+            assert page.locator("main tbody tr").count() >= 3
+            assert re.search(r"\w \d+, ", page.inner_text("main tbody"))
+        if name == "home":
+            assert page.get_by_role("link", name="The guide").get_attribute("href") == "/docs/bots/"
         if viewport == "phone":  # nothing wider than the screen: no sideways scrolling
             width = page.evaluate("document.documentElement.scrollWidth")
             assert width <= PHONE["width"], f"{name} is {width}px wide on a phone"

@@ -123,7 +123,7 @@ def test_tournament_page_standings_crosstable_and_refresh() -> None:
     assert 'http-equiv="refresh"' not in page and "4 of 4 matches" in page
     assert page.count('class="interval"') == 4 and "Crosstable" in page
     assert page.count("/4</td>") == 12  # every pair met at all four tables of the rotation
-    assert page.count('href="/matches/') == 4
+    assert page.count('href="/matches/') == 4 + 1  # the four tables, and the header's index
 
 
 def _bot_with_history(matches: int, rng: random.Random) -> tuple[Any, Any, Any]:
@@ -232,7 +232,10 @@ def test_every_page_keeps_its_query_count_as_matches_grow() -> None:
     pages = {
         "home": "/", "ladder": f"/ladders/{ladder.pk}/", "bot": f"/bots/{bot.pk}/",
         "match": f"/matches/{match.pk}/", "tournament": f"/tournaments/{tournament.pk}/",
-        "sign up": "/signup/", "log in": "/login/",
+        "sign up": "/signup/", "log in": "/login/", "tournaments": "/tournaments/",
+        "bots": "/bots/?q=bot", "matches": f"/matches/?bot={bot.pk}&opponent=low&kind=ladder",
+        "matches, page 2": "/matches/?page=2", "built-in": "/bots/builtin/heuristic/",
+        "guide": "/docs/bots/",
     }  # fmt: skip
     owned = {"bot (owner)": f"/bots/{bot.pk}/", "account": "/account/",
              "new bot": "/bots/new/", "upload": f"/bots/{bot.pk}/upload/",
@@ -255,3 +258,54 @@ def test_every_page_keeps_its_query_count_as_matches_grow() -> None:
     version = BotVersion.objects.get(bot=bot)
     _grow(ladder, LadderEntry.objects.get(bot=bot), version, 300, rng)
     assert counts() == small
+
+
+def test_indexes_are_paged_filtered_and_linked_from_every_page() -> None:
+    from arena import tournaments
+    from arena.models import Tournament
+
+    owner, bot, ladder = _bot_with_history(60, random.Random(4))
+    finished = tournaments.tournament_create(
+        name="Old cup", format="round_robin", bots=["random", "low", "heuristic", "montecarlo"],
+        hands_per_table=1,
+    )  # fmt: skip
+    Tournament.objects.filter(pk=finished.pk).update(status="finished")
+    home = Client().get("/").content.decode()
+    for index in ('href="/tournaments/"', 'href="/bots/"', 'href="/matches/"'):
+        assert index in home  # in the header of every page
+    listed = Client().get("/tournaments/?status=finished").content.decode()
+    assert "Old cup" in listed and f'href="/tournaments/{finished.pk}/"' in listed
+    assert "Old cup" not in Client().get("/tournaments/?status=running").content.decode()
+    bots = Client().get("/bots/?q=ADA").content.decode()
+    assert f'href="/bots/{bot.pk}/"' in bots and "not rated" not in bots.split("Built-in")[0]
+    assert "No bots match" in Client().get("/bots/?q=nobody").content.decode()
+    assert 'href="/bots/builtin/montecarlo/"' in bots
+    first = Client().get(f"/matches/?bot={bot.pk}").content.decode()
+    assert "Page 1 of 3" in first and 'rel="next"' in first  # 60 matches, 25 a page
+    assert f"bot={bot.pk}&amp;page=2" in first  # the pager keeps the filters
+    last = Client().get(f"/matches/?bot={bot.pk}&page=99").content.decode()
+    assert "Page 3 of 3" in last  # past the end: the last page, not an error
+    shown = re.findall(r'<a href="/matches/(\d+)/">', first)
+    assert len(shown) == 25 and shown == sorted(shown, key=int, reverse=True)
+    # scores beside each seat; opponents by built-in name narrow the list
+    assert re.search(r'ada-bot</a> \d', first)
+    against = Client().get(f"/matches/?bot={bot.pk}&opponent=nobody-here").content.decode()
+    assert "Page 1 of 3" in against  # an unknown opponent is no filter, not an error
+    with_low = Client().get(f"/matches/?bot={bot.pk}&opponent=low").content.decode()
+    expected = set(Match.objects.filter(seats__version__bot=bot)
+                   .filter(seats__builtin="low").values_list("pk", flat=True))  # fmt: skip
+    shown_low = {int(pk) for pk in re.findall(r'<a href="/matches/(\d+)/">', with_low)}
+    assert shown_low and shown_low <= expected and len(expected) < 60
+
+
+def test_built_ins_have_pages_and_the_guides_are_served() -> None:
+    page = Client().get("/bots/builtin/heuristic/").content.decode()
+    assert "heuristic" in page and "built-in bot" in page and "Ratings" in page
+    assert Client().get("/bots/builtin/nosuch/").status_code == 404
+    guide = Client().get("/docs/bots/").content.decode()
+    assert "<h1>Writing a Bidel bot</h1>" in guide and 'href="/docs/protocol/"' in guide
+    assert "<script" not in guide.split('<article class="guide">')[1]
+    assert Client().get("/docs/secrets/").status_code == 404
+    home = Client().get("/").content.decode()
+    assert "Write a bot in three steps" in home and 'href="/docs/bots/"' in home
+    assert re.search(r"Now: \d+ match(es)? playing, \d+ queued", home)
