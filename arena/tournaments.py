@@ -30,7 +30,7 @@ from arena.scheduling import (
 from arena.selectors import active_version
 from arena.text import clean_text
 from bots_sdk.builtin import BUILTIN
-from bots_sdk.stats import mean_ci
+from bots_sdk.stats import mean_ci, points_floor
 from engine.rules import RuleSet
 
 MATCH_TEST_DEFAULTS = {"elo0": 0.0, "elo1": 50.0, "alpha": 0.05, "beta": 0.05, "max_deals": 400}
@@ -390,7 +390,7 @@ def tournament_standings(tournament: Tournament) -> list[dict[str, Any]]:
             if tournament.duplicate
             else [score for deal in per_deal[key].values() for score in deal]
         )
-        mean, ci = mean_ci(values)
+        mean, ci = mean_ci(values, floor=points_floor(values))
         entry, version = labels[key]
         rows.append(
             {

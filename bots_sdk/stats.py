@@ -23,8 +23,14 @@ _T975 = [12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 
          2.060, 2.056, 2.052, 2.048, 2.045, 2.042]  # fmt: skip
 
 
-def mean_ci(values: list[float]) -> tuple[float, list[float]]:
-    """The mean and its 95% confidence interval (Student's t), rounded to 3 places."""
+def mean_ci(values: list[float], floor: float | None = None) -> tuple[float, list[float]]:
+    """The mean and its 95% confidence interval (Student's t), rounded to 3 places; the
+    interval is cut at ``floor`` where the quantity cannot go lower (points taken: see
+    :func:`points_floor`).
+
+    >>> mean_ci([0, 0, 0, 26, 0, 1], floor=points_floor([0, 0, 0, 26, 0, 1]))
+    (4.5, [0.0, 15.563])
+    """
     if not values:
         return 0.0, [0.0, 0.0]
     mean = statistics.fmean(values)
@@ -33,7 +39,18 @@ def mean_ci(values: list[float]) -> tuple[float, list[float]]:
     df = len(values) - 1
     t = _T975[df - 1] if df <= len(_T975) else 1.96
     half = t * statistics.stdev(values) / math.sqrt(len(values))
-    return round(mean, 3), [round(mean - half, 3), round(mean + half, 3)]
+    low = mean - half if floor is None else max(floor, mean - half)
+    return round(mean, 3), [round(low, 3), round(mean + half, 3)]
+
+
+def points_floor(values: list[float]) -> float:
+    """The least a mean of points per hand can be: 0, unless these rules give negative
+    scores (a subtracted moon, the Omnibus jack) and some were seen.
+
+    >>> points_floor([3, 0, 13]), points_floor([3, -10, 13])
+    (0.0, -10.0)
+    """
+    return float(min(0.0, min(values, default=0.0)))
 
 
 def _percentile(values: list[float], q: float) -> float:
@@ -81,7 +98,8 @@ def summarize(result: MatchResult) -> dict[str, Any]:
 
     summary_bots = []
     for bot in names:
-        mean, ci = mean_ci(per_deal(bot))
+        deals = per_deal(bot)
+        mean, ci = mean_ci(deals, floor=points_floor(deals))
         summary_bots.append(
             {
                 "name": bot,
