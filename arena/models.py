@@ -172,6 +172,8 @@ class Tournament(models.Model):
         FINISHED = "finished"
         #: Stopped by staff: no new matches.
         CANCELLED = "cancelled"
+        #: A round could not be planned or advanced: ``verdict`` says why.
+        FAILED = "failed"
 
     #: Shown everywhere; editions of a repeating tournament share it.
     name = models.CharField(max_length=100)
@@ -207,6 +209,8 @@ class Tournament(models.Model):
     params = models.JSONField(default=dict, blank=True)
     #: ``match_test``: ``H1`` (the second bot is stronger), ``H0``, or ``undecided``.
     verdict = models.CharField(max_length=16, blank=True, default="")
+    #: How it ended, in words: the test's verdict explained, or why it was cancelled or failed.
+    outcome = models.TextField(blank=True, default="")
     #: The edition this one repeats.
     edition_of = models.ForeignKey(
         "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="editions"

@@ -3,7 +3,7 @@ rounds, and the sequential probability ratio test of head-to-head matches.
 
 >>> rounds = round_robin_rounds([f"b{i}" for i in range(9)], 4, random.Random(1))
 >>> counts = pair_counts(table for tables in rounds for table in tables)
->>> len(counts), max(counts.values()) - min(counts.values()) <= 1
+>>> len(counts), max(counts.values()) - min(counts.values()) <= 2
 (36, True)
 """
 
@@ -70,32 +70,43 @@ def _round(players: list[str], size: int, met: Counter[Pair], byes: Counter[str]
 
 
 def round_robin_rounds(players: Sequence[str], table_size: int, rng: random.Random,
-                       meetings: int = 1, attempts: int = 12) -> list[list[list[str]]]:  # fmt: skip
-    """Rounds of tables in which every pair of players meets at least ``meetings`` times and
-    no pair more than once more than any other (a balanced schedule, not every combination).
-    Several greedy schedules are tried; the shortest balanced one wins."""
+                       meetings: int = 1, attempts: int = 40) -> list[list[list[str]]]:  # fmt: skip
+    """Rounds of tables in which every player plays the same number of tables and every pair
+    of players meets at least ``meetings`` times, as evenly as can be found: no pair more
+    than once more than another where the greedy search finds such a schedule (most fields),
+    else the smallest spread it found. Whoever sits out a round is among those who sat out
+    least, so after every ``period`` rounds all have sat out equally; schedules end on such a
+    round. Several greedy schedules are tried; the most even, then the shortest, wins.
+
+    >>> rounds = round_robin_rounds("abcde", 4, random.Random(1))
+    >>> sorted(Counter(p for r in rounds for t in r for p in t).values())  # 5 at tables of 4
+    [4, 4, 4, 4, 4]
+    """
     players = list(players)
     if len(players) < table_size:
         raise ValueError(f"{len(players)} players cannot fill a table of {table_size}")
     all_pairs = [frozenset(p) for p in itertools.combinations(players, 2)]
-    best: list[list[list[str]]] | None = None
+    sitting = len(players) % table_size
+    period = len(players) // math.gcd(len(players), sitting) if sitting else 1
+    best: tuple[int, int, list[list[list[str]]]] | None = None
     for _ in range(attempts):
         met: Counter[Pair] = Counter()
         byes: Counter[str] = Counter()
         rounds: list[list[list[str]]] = []
-        for _ in range(10 * len(all_pairs)):
-            low = min(met[p] for p in all_pairs)
-            high = max(met[p] for p in all_pairs)
-            if low >= meetings and high - low <= 1:
-                break
+        covered_at = None
+        while len(rounds) < 10 * len(all_pairs):
             rounds.append(_round(players, table_size, met, byes, rng))
-        counts = [met[p] for p in all_pairs]
-        if min(counts) >= meetings and max(counts) - min(counts) <= 1:
-            if best is None or len(rounds) < len(best):
-                best = rounds
+            if len(rounds) % period or min(met[p] for p in all_pairs) < meetings:
+                continue
+            covered_at = covered_at or len(rounds)
+            spread = max(met[p] for p in all_pairs) - min(met[p] for p in all_pairs)
+            if best is None or (spread, len(rounds)) < best[:2]:
+                best = (spread, len(rounds), list(rounds))
+            if spread <= 1 or len(rounds) >= covered_at + 2 * period:
+                break
     if best is None:
-        raise RuntimeError("no balanced schedule found")
-    return best
+        raise RuntimeError("no schedule found in which every pair meets")
+    return best[2]
 
 
 def default_swiss_rounds(players: int, table_size: int) -> int:

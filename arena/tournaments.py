@@ -5,6 +5,7 @@ harmless to run twice); the scheduling and the statistics are pure (:mod:`arena.
 
 from __future__ import annotations
 
+import logging
 import math
 import random
 import statistics
@@ -33,6 +34,7 @@ from bots_sdk.builtin import BUILTIN
 from bots_sdk.stats import mean_ci, points_floor
 from engine.rules import RuleSet
 
+log = logging.getLogger(__name__)
 MATCH_TEST_DEFAULTS = {"elo0": 0.0, "elo1": 50.0, "alpha": 0.05, "beta": 0.05, "max_deals": 400}
 OPEN = [Match.Status.QUEUED, Match.Status.RUNNING]
 
@@ -101,6 +103,8 @@ def tournament_create(
         params = {**MATCH_TEST_DEFAULTS, **_match_test_params(params or {})}
     elif len(bots) < table_size:
         raise ValidationError({"bots": f"{len(bots)} bots cannot fill a table of {table_size}"})
+    elif params:
+        raise ValidationError({"params": "only a match_test takes params (its SPRT settings)"})
     if len({str(b) for b in bots}) != len(bots):
         raise ValidationError({"bots": "each bot may be entered once"})
     if repeat:
@@ -184,14 +188,25 @@ def tournament_start(*, tournament_id: int) -> Tournament | None:
                 entry.version = active_version(entry.bot.pk)
                 if entry.version is None or entry.bot.disabled:
                     tournament.status = Tournament.Status.CANCELLED
-                    tournament.verdict = f"cancelled: {entry.bot.name} has no active version"
-                    tournament.save(update_fields=["status", "verdict"])
+                    tournament.outcome = (
+                        f"cancelled: {entry.bot.name} has no active version"
+                        if not entry.bot.disabled
+                        else f"cancelled: {entry.bot.name} is disabled"
+                    )
+                    tournament.save(update_fields=["status", "outcome"])
                     return tournament
                 entry.save(update_fields=["version"])
         rng = random.Random(tournament.pk)
         ids = [str(e.pk) for e in entries]
         if tournament.format == Tournament.Format.ROUND_ROBIN:
-            tournament.plan = round_robin_rounds(ids, tournament.table_size, rng)
+            try:
+                tournament.plan = round_robin_rounds(ids, tournament.table_size, rng)
+            except (ValueError, RuntimeError) as exc:  # no balanced schedule of this field
+                tournament.status = Tournament.Status.FAILED
+                tournament.outcome = f"failed: its rounds could not be planned: {exc}"
+                tournament.finished_at = timezone.now()
+                tournament.save(update_fields=["status", "outcome", "finished_at"])
+                return tournament
             tournament.rounds = len(tournament.plan)
         elif tournament.format == Tournament.Format.SWISS:
             tournament.rounds = tournament.rounds or default_swiss_rounds(
@@ -294,6 +309,7 @@ def tournament_advance(*, tournament_id: int) -> Tournament:
             result = match_test_result(tournament)
             if result.verdict or result.games >= tournament.params["max_deals"]:
                 tournament.verdict = result.verdict or "undecided"
+                tournament.outcome = match_test_outcome(tournament, result)
                 return _finish(tournament)
         if tournament.current_round >= (tournament.rounds or 0):
             return _finish(tournament)
@@ -304,7 +320,7 @@ def tournament_advance(*, tournament_id: int) -> Tournament:
 def _finish(tournament: Tournament) -> Tournament:
     tournament.status = Tournament.Status.FINISHED
     tournament.finished_at = timezone.now()
-    tournament.save(update_fields=["status", "finished_at", "verdict"])
+    tournament.save(update_fields=["status", "finished_at", "verdict", "outcome"])
     return tournament
 
 
@@ -321,19 +337,48 @@ def tournament_cancel(*, tournament_id: int) -> Tournament:
     return tournament
 
 
+def tournament_fail(*, tournament_id: int, reason: str) -> Tournament:
+    """A round could not be planned or advanced: the tournament ends ``failed`` with the
+    reason (shown on its page), and its queued matches never run. A finished or cancelled
+    tournament is left as it is."""
+    with transaction.atomic():
+        tournament = Tournament.objects.select_for_update().get(pk=tournament_id)
+        if tournament.status in (Tournament.Status.SCHEDULED, Tournament.Status.RUNNING):
+            tournament.status = Tournament.Status.FAILED
+            tournament.outcome = clean_text(f"failed: {reason}")[:2000]
+            tournament.finished_at = timezone.now()
+            tournament.save(update_fields=["status", "outcome", "finished_at"])
+            tournament.matches.filter(status=Match.Status.QUEUED).update(
+                status=Match.Status.FAILED, error="the tournament failed"
+            )
+    return tournament
+
+
+def _or_fail(step: Any, tournament_id: int, what: str) -> Any:
+    """Run one tournament's step; a step that raises fails that tournament (said why, logged)
+    instead of raising again at every tick."""
+    try:
+        return step(tournament_id=tournament_id)
+    except Exception as exc:  # noqa: BLE001 — any error of one tournament's round ends it
+        log.exception("tournament %s could not %s", tournament_id, what)
+        tournament_fail(tournament_id=tournament_id,
+                        reason=f"could not {what}: {type(exc).__name__}: {exc}")  # fmt: skip
+        return None
+
+
 def tournaments_tick() -> dict[str, int]:
-    """Periodic: start the tournaments that are due, advance the running ones."""
+    """Periodic: start the tournaments that are due, advance the running ones. One that
+    cannot start or advance ends ``failed`` (:func:`tournament_fail`); the others go on."""
     started = advanced = 0
     due = Tournament.objects.filter(
         status=Tournament.Status.SCHEDULED, starts_at__lte=timezone.now()
     )
     for tournament_id in due.values_list("pk", flat=True):
-        started += tournament_start(tournament_id=tournament_id) is not None
+        started += _or_fail(tournament_start, tournament_id, "start") is not None
     for tournament_id in Tournament.objects.filter(status=Tournament.Status.RUNNING).values_list(
         "pk", flat=True
     ):
-        tournament_advance(tournament_id=tournament_id)
-        advanced += 1
+        advanced += _or_fail(tournament_advance, tournament_id, "plan its next round") is not None
     return {"started": started, "advanced": advanced}
 
 
@@ -367,7 +412,7 @@ def tournament_standings(tournament: Tournament) -> list[dict[str, Any]]:
     points: dict[str, float] = defaultdict(float)
     hands: dict[str, int] = defaultdict(int)
     wins: dict[str, int] = defaultdict(int)
-    matches: dict[str, int] = defaultdict(int)
+    matches: dict[str, set[int]] = defaultdict(set)
     faults: dict[str, int] = defaultdict(int)
     labels: dict[str, tuple[TournamentEntry, Any]] = {}
     for seat in _finished_seats(tournament):
@@ -381,7 +426,7 @@ def tournament_standings(tournament: Tournament) -> list[dict[str, Any]]:
         points[key] += sum(seat.hand_scores)
         hands[key] += len(seat.hand_scores)
         wins[key] += seat.rank == 0
-        matches[key] += 1
+        matches[key].add(seat.match_id)  # (a bot in two seats of one match plays it once)
         faults[key] += len(seat.faults)
     rows = []
     for key in standings_order(points, wins, hands):
@@ -401,7 +446,7 @@ def tournament_standings(tournament: Tournament) -> list[dict[str, Any]]:
                 "mean_points_per_hand": round(points[key] / max(hands[key], 1), 3),
                 "ci95": ci,
                 "hands": hands[key],
-                "matches": matches[key],
+                "matches": len(matches[key]),
                 "wins": wins[key],
                 "faults": faults[key],
             }
@@ -425,6 +470,24 @@ def match_test_result(tournament: Tournament) -> Any:
         scores.append(1.0 if b < a else 0.5 if a == b else 0.0)
     p = tournament.params
     return sprt(scores, p["elo0"], p["elo1"], p["alpha"], p["beta"])
+
+
+def match_test_outcome(tournament: Tournament, result: Any) -> str:
+    """The test's verdict in words: who is stronger, at what error rates, after how many
+    deals, and the evidence (the log-likelihood ratio against its bounds)."""
+    first, second = (e.label for e in tournament.entries.order_by("pk"))
+    p = tournament.params
+    rates = f"α={p['alpha']:g}, β={p['beta']:g}"
+    evidence = (f"after {result.games} deals (log-likelihood ratio {result.llr:.2f}; "
+                f"bounds {result.lower:.2f} and {result.upper:.2f})")  # fmt: skip
+    if result.verdict == "H1":
+        return (f"{second} is stronger than {first}: the SPRT accepted H1 (at least "
+                f"{p['elo1']:g} Elo stronger) at {rates} {evidence}")  # fmt: skip
+    if result.verdict == "H0":
+        return (f"{second} is not stronger than {first} by more than {p['elo0']:g} Elo: the "
+                f"SPRT accepted H0 at {rates} {evidence}")  # fmt: skip
+    return (f"undecided between {first} and {second}: the SPRT reached neither bound within "
+            f"the {p['max_deals']} deals allowed {evidence}")  # fmt: skip
 
 
 def tournament_progress(tournament: Tournament) -> dict[str, int]:

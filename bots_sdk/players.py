@@ -61,6 +61,8 @@ class Fault:
 
 #: Wall-clock seconds a decision may take past its limit before the referee stops waiting.
 WALL_GRACE = 0.5
+#: The wall clock's guard ran out (a decision's fault says then what the clock saw).
+NO_ANSWER = "no answer in time"
 #: Wall-clock seconds of a decision not charged to the bot: the referee's side of the
 #: exchange and a loaded machine's scheduling delays.
 WALL_TOLERANCE = 0.2
@@ -383,7 +385,7 @@ class ProcessPlayer:
                 return Fault("protocol", f"a line longer than {MAX_LINE} bytes")
             remaining = deadline - time.monotonic()
             if remaining <= 0:
-                return Fault("timeout", "no answer in time")
+                return Fault("timeout", NO_ANSWER)
             readable, _, _ = select.select([out_fd, err_fd], [], [], remaining)
             if err_fd in readable:
                 self._drain_stderr()
@@ -468,6 +470,14 @@ class ProcessPlayer:
         if cpu_now is not None:
             self.cpu_mark = cpu_now
         if isinstance(reply, Fault):
+            if reply.detail == NO_ANSWER and limit is not None:
+                # No answer before the wall clock's guard: say what the clock saw, the CPU of
+                # all its processes where that is what ran out.
+                if cpu is not None and cpu > limit:
+                    detail = f"used {_up(cpu)} s of CPU (all its processes), allowed {limit:.3f} s"
+                else:
+                    detail = f"no answer within {wall:.3f} s of wall time, allowed {limit:.3f} s"
+                reply = Fault("timeout", detail)
             if reply.kind == "timeout" and self.process is not None and self.process.poll() is None:
                 self.stale.add(self.next_id)  # its answer may still come: ignore it then
             else:

