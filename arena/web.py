@@ -477,8 +477,9 @@ def version_upload(request: HttpRequest, bot_id: int) -> HttpResponse:
         raise PermissionDenied("only the bot's owner uploads versions")
     fields = [
         FormField("file", "Bot code", kind="file",
-                  help="bot.py, or a .zip with bot.py at its top (at most 1 MiB); it is played "
-                  "in a short validation match before it goes live"),
+                  help="a .py file (any name), or a .zip with bot.py at its top and any "
+                  "modules or data beside it (at most 1 MiB); it is played in a short "
+                  "validation match before it goes live"),
     ]  # fmt: skip
     errors: dict[str, list[str]] = {}
     if request.method == "POST":
@@ -510,7 +511,7 @@ def challenge_new(request: HttpRequest) -> HttpResponse:
     presets = [(name, name.replace("_", " ")) for name in PRESETS]
     fields = [
         FormField(f"seat{i}", f"Seat {i}", value=request.POST.get(f"seat{i}", ""),
-                  suggestions="bot-names", required=i <= 3,
+                  suggestions="bot-names", required=True,  # (the table has `count` seats)
                   help="a bot's name or id, or a built-in" if i == 1 else "")
         for i in range(1, count + 1)
     ] + [

@@ -164,6 +164,10 @@ def test_page_loads_with_real_data_fits_and_is_screenshotted(
         assert heading == expected[name]
         if name == "ladder":
             assert page.locator("table.rankings tbody tr").count() == world.entries
+            if viewport == "phone":  # every value of a row on the screen, none cut off
+                for cell in page.locator("table.rankings tbody tr").first.locator("td").all():
+                    box = cell.bounding_box()
+                    assert box and box["x"] + box["width"] <= PHONE["width"], cell.inner_text()
             assert page.locator(".interval[role=img]").count() == world.rated
             assert page.get_by_role("link", name=world.bot_name).count() == 1
         if name == "bot":
@@ -458,3 +462,18 @@ def test_author_signs_up_uploads_and_challenges_through_the_forms(tab: Tab, worl
         page.keyboard.press("ArrowRight")
         assert page.evaluate(SNAPSHOT)["status"].startswith("Hand 1, after passing")
         tab.shoot("author-challenge-replay")
+
+
+def test_the_api_token_is_copied_with_one_click(tab: Tab, world: World) -> None:
+    tab.log_in(world.owner)
+    page = tab.page
+    if page.locator("#token").count() == 0:
+        page.get_by_role("button", name="Make a token").click()
+    tab.context.grant_permissions(["clipboard-read", "clipboard-write"])
+    token = page.locator("#token").input_value()
+    assert len(token) == 40
+    page.get_by_role("button", name="Copy").click()
+    page.locator("#copy-status").filter(has_text="Copied.").wait_for()
+    assert page.evaluate("navigator.clipboard.readText()") == token
+    box = page.locator("#token").bounding_box()
+    assert box and box["width"] >= 300  # the whole token shows, in a field made for it

@@ -100,6 +100,13 @@ def test_sign_up_then_log_in_and_out() -> None:
         assert elsewhere["Location"] == "/account/", target  # never sent off the site
 
 
+def test_upload_help_says_any_py_name_works() -> None:
+    user = services.user_create(username="ada", password=PASSWORD)
+    bot = _active_bot(user, "ada-bot")
+    page = _web(user).get(f"/bots/{bot.pk}/upload/").content.decode()
+    assert "a .py file (any name)" in page
+
+
 def test_account_page_makes_and_replaces_the_api_token() -> None:
     user = services.user_create(username="ada", password=PASSWORD)
     client = _web(user)
@@ -254,6 +261,8 @@ def test_challenge_by_bot_name_queues_the_match_the_api_would() -> None:
         assert form.count('name="seat') == shown, asked
     page = client.get("/challenges/new/").content.decode()
     assert '<option value="ada-bot">' in page and '<option value="montecarlo">' in page
+    # four seats chosen: none of the four is labelled optional
+    assert page.count('name="seat') == 4 and "Seat 4 <small>(optional)" not in page
     response = client.post(
         "/challenges/new/",
         {
