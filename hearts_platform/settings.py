@@ -55,6 +55,7 @@ INSTALLED_APPS = [
     "rest_framework.authtoken",
     "drf_spectacular",
     "drf_spectacular_sidecar",  # Swagger UI and Redoc served by us: /api/docs/ works offline
+    "django_filters",  # the API's list filters, documented in the schema
     "django_celery_beat",
     "arena",
 ]

@@ -7,6 +7,7 @@ from typing import Any
 from django.contrib.auth import get_user_model
 from django.contrib.auth.password_validation import validate_password
 from django.core.exceptions import ValidationError as DjangoValidationError
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from arena.models import Bot, BotVersion, Ladder, Match, MatchSeat, Tournament
@@ -32,10 +33,29 @@ class UserCreateSerializer(serializers.Serializer):
         return attrs
 
 
+class NamedBotSerializer(serializers.Serializer):
+    id = serializers.IntegerField(allow_null=True, help_text="null for a built-in")
+    name = serializers.CharField()
+
+
 class UserSerializer(serializers.ModelSerializer):
     class Meta:
         model = get_user_model()
         fields = ["id", "username"]
+
+
+class MeSerializer(serializers.ModelSerializer):
+    """The signed-in user: who, whether staff, and their bots."""
+
+    bots = serializers.SerializerMethodField()
+
+    class Meta:
+        model = get_user_model()
+        fields = ["id", "username", "is_staff", "date_joined", "bots"]
+
+    @extend_schema_field(NamedBotSerializer(many=True))
+    def get_bots(self, user: Any) -> list[dict[str, Any]]:
+        return [{"id": b.pk, "name": b.name} for b in user.bots.order_by("name")]
 
 
 class _LadderNames(serializers.ManyRelatedField):
@@ -99,11 +119,6 @@ class LadderSerializer(serializers.ModelSerializer):
         fields = ["id", "name", "rules", "table_size", "hands", "concurrency", "active"]
 
 
-class NamedBotSerializer(serializers.Serializer):
-    id = serializers.IntegerField(allow_null=True, help_text="null for a built-in")
-    name = serializers.CharField()
-
-
 class RankingSerializer(serializers.Serializer):
     """A row of ``selectors.ladder_rankings`` (documentation of the shape only)."""
 
@@ -125,14 +140,31 @@ class EntryCreateSerializer(serializers.Serializer):
     bot = serializers.IntegerField(min_value=1)
 
 
+class FaultSerializer(serializers.Serializer):
+    """One fault of a seat (documentation of the shape only)."""
+
+    class_ = serializers.CharField(help_text="timeout, crash, illegal, protocol or memory")
+    detail = serializers.CharField()
+    decision = serializers.CharField(allow_null=True, required=False)
+    hand = serializers.IntegerField(allow_null=True, required=False)
+
+    def get_fields(self) -> dict[str, Any]:  # "class" is a keyword in Python
+        fields = super().get_fields()
+        fields["class"] = fields.pop("class_")
+        return fields
+
+
 class SeatSerializer(serializers.ModelSerializer):
     bot = serializers.SerializerMethodField()
     version = serializers.SerializerMethodField()
+    rank = serializers.SerializerMethodField()
+    faults = FaultSerializer(many=True, read_only=True)
 
     class Meta:
         model = MatchSeat
         fields = ["seat", "bot", "version", "score", "rank", "faults"]
 
+    @extend_schema_field(NamedBotSerializer)
     def get_bot(self, seat: MatchSeat) -> dict[str, Any]:
         if seat.version_id:
             return {"id": seat.version.bot_id, "name": seat.version.bot.name}  # type: ignore[union-attr]
@@ -140,6 +172,10 @@ class SeatSerializer(serializers.ModelSerializer):
 
     def get_version(self, seat: MatchSeat) -> int | None:
         return seat.version.number if seat.version_id else None  # type: ignore[union-attr]
+
+    def get_rank(self, seat: MatchSeat) -> int | None:
+        """1 for the winner (the fewest points), as in every ranking; null until finished."""
+        return None if seat.rank is None else seat.rank + 1
 
 
 class MatchSerializer(serializers.ModelSerializer):

@@ -8,6 +8,7 @@ from typing import Any
 
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.shortcuts import get_object_or_404
+from django_filters.rest_framework import DjangoFilterBackend
 from drf_spectacular.utils import extend_schema
 from rest_framework import exceptions, mixins, permissions, status, viewsets
 from rest_framework.authtoken.views import ObtainAuthToken
@@ -19,7 +20,8 @@ from rest_framework.views import exception_handler
 
 from arena import logins, selectors, services
 from arena.api import serializers as s
-from arena.models import Bot, BotVersion, Ladder, Match
+from arena.api.filters import BotFilter, MatchFilter, TournamentFilter
+from arena.models import Bot, BotVersion, Ladder
 from arena.uploads import UploadError, read_upload
 from engine.rules import RulesError
 
@@ -48,7 +50,34 @@ def api_exception_handler(exc: Exception, context: dict[str, Any]) -> Response |
         exc = exceptions.ValidationError({"detail": str(exc)})
     elif isinstance(exc, PermissionError):
         exc = exceptions.PermissionDenied(str(exc))
-    return exception_handler(exc, context)
+    response = exception_handler(exc, context)
+    if response is not None:
+        response.data = error_body(response.data)
+    return response
+
+
+def error_body(data: Any) -> dict[str, list[str]]:
+    """Every error in one shape: field → list of messages, ``detail`` for what concerns no
+    one field (DRF alone gives ``{"detail": "…"}`` for some errors, lists for others).
+
+    >>> error_body({"detail": "Not found."})
+    {'detail': ['Not found.']}
+    >>> error_body({"non_field_errors": ["no"], "name": "taken"})
+    {'detail': ['no'], 'name': ['taken']}
+    >>> error_body(["a", "b"])
+    {'detail': ['a', 'b']}
+    """
+    if not isinstance(data, dict):
+        data = {"detail": data}
+    body: dict[str, list[str]] = {}
+    for field, messages in data.items():
+        key = "detail" if field == "non_field_errors" else str(field)
+        items = messages if isinstance(messages, list) else [messages]
+        body.setdefault(key, []).extend(
+            str(m) if not isinstance(m, dict) else "; ".join(f"{k}: {v}" for k, v in m.items())
+            for m in items
+        )
+    return body
 
 
 class UserViewSet(mixins.CreateModelMixin, viewsets.GenericViewSet):
@@ -65,6 +94,13 @@ class UserViewSet(mixins.CreateModelMixin, viewsets.GenericViewSet):
         data.is_valid(raise_exception=True)
         user = services.user_create(**data.validated_data)
         return Response(s.UserSerializer(user).data, status=status.HTTP_201_CREATED)
+
+    @extend_schema(responses={200: s.MeSerializer})
+    @action(detail=False, methods=["get"], permission_classes=[permissions.IsAuthenticated],
+            throttle_classes=[])  # fmt: skip
+    def me(self, request: Request) -> Response:
+        """The signed-in user and their bots."""
+        return Response(s.MeSerializer(request.user).data)
 
 
 class TokenView(ObtainAuthToken):
@@ -101,8 +137,10 @@ class BotViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gene
     """Bots: anyone reads; a signed-in user creates; the owner uploads versions."""
 
     lookup_value_regex = ID_PATTERN
-    queryset = Bot.objects.select_related("owner").order_by("id")
+    queryset = Bot.objects.select_related("owner").prefetch_related("join_ladders").order_by("id")
     serializer_class = s.BotSerializer
+    filter_backends = [DjangoFilterBackend]
+    filterset_class = BotFilter
     permission_classes = [permissions.IsAuthenticatedOrReadOnly, IsOwnerOrReadOnly]
 
     @extend_schema(request=s.BotSerializer, responses={201: s.BotSerializer})
@@ -118,8 +156,9 @@ class BotViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gene
     @action(detail=True, methods=["get", "post"], url_path="versions")
     def versions(self, request: Request, pk: str | None = None) -> Response:
         bot = self.get_object()
-        if request.method == "GET":
-            return Response(s.VersionSerializer(bot.versions.order_by("number"), many=True).data)
+        if request.method == "GET":  # paged, as every list
+            page = self.paginate_queryset(bot.versions.defer("code").order_by("number"))
+            return self.get_paginated_response(s.VersionSerializer(page, many=True).data)
         upload = s.VersionUploadSerializer(data=request.data)
         upload.is_valid(raise_exception=True)
         file = upload.validated_data["file"]
@@ -176,18 +215,11 @@ class MatchViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Ge
     def get_throttles(self) -> list[Any]:
         return [ScopedRateThrottle()] if self.action == "create" else []
 
+    filter_backends = [DjangoFilterBackend]
+    filterset_class = MatchFilter
+
     def get_queryset(self) -> Any:
-        params = self.request.query_params
-        status_filter = params.get("status")
-        if status_filter and status_filter not in Match.Status.values:
-            raise exceptions.ValidationError({"status": f"one of {', '.join(Match.Status.values)}"})
-        kind = params.get("kind")
-        if kind and kind not in Match.Kind.values:
-            raise exceptions.ValidationError({"kind": f"one of {', '.join(Match.Kind.values)}"})
-        return selectors.matches(
-            ladder=id_param(params, "ladder"), bot=id_param(params, "bot"), status=status_filter,
-            kind=kind, tournament=id_param(params, "tournament"),
-        )  # fmt: skip
+        return selectors.matches()  # (filtered by MatchFilter: the schema lists each filter)
 
     @extend_schema(request=s.ChallengeSerializer, responses={201: s.MatchSerializer})
     def create(self, request: Request) -> Response:
@@ -229,6 +261,9 @@ class TournamentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewse
     lookup_value_regex = ID_PATTERN
     serializer_class = s.TournamentSerializer
     permission_classes = [permissions.IsAuthenticatedOrReadOnly]
+
+    filter_backends = [DjangoFilterBackend]
+    filterset_class = TournamentFilter
 
     def get_queryset(self) -> Any:
         from arena.models import Tournament

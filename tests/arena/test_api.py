@@ -265,3 +265,50 @@ def test_swagger_ui_is_served_by_us_with_no_outside_address(client: Any) -> None
     assert assets and all(a.startswith("/static/") for a in assets), assets
     for asset in assets:  # among our static files (collectstatic serves them)
         assert finders.find(asset.removeprefix("/static/")), asset
+
+
+def test_versions_are_paged_like_every_list_and_me_says_who_i_am() -> None:
+    client = _signed_in()
+    bot = client.post("/api/bots/", {"name": "ada-bot"}).json()
+    for _ in range(3):
+        assert _upload(client, bot["id"]).status_code == 201
+    listed = APIClient().get(f"/api/bots/{bot['id']}/versions/").json()
+    assert listed["count"] == 3 and [v["number"] for v in listed["results"]] == [1, 2, 3]
+    me = client.get("/api/users/me/").json()
+    assert me["username"] == "ada" and me["is_staff"] is False
+    assert me["bots"] == [{"id": bot["id"], "name": "ada-bot"}]
+    assert APIClient().get("/api/users/me/").status_code == 401
+
+
+def test_seat_ranks_are_one_based_like_every_ranking() -> None:
+    match = services.match_create(kind=Match.Kind.CHALLENGE, hands=1, seed=4, seats=[
+        services.SeatSpec(builtin=n) for n in ("low", "random", "heuristic", "low")])  # fmt: skip
+    services.match_run(match_id=match.pk)
+    seats = APIClient().get(f"/api/matches/{match.pk}/").json()["seats"]
+    ranks = sorted(seat["rank"] for seat in seats)
+    assert ranks[0] == 1 and ranks[-1] <= 4
+    best = min(seats, key=lambda seat: seat["score"])
+    assert best["rank"] == 1
+
+
+def test_list_filters_are_in_the_schema_and_refuse_bad_values_in_the_one_error_shape() -> None:
+    import yaml
+
+    schema = yaml.safe_load(APIClient().get("/api/schema/").content)
+    params = {p["name"] for p in schema["paths"]["/api/matches/"]["get"]["parameters"]}
+    assert {"ladder", "bot", "opponent", "status", "kind", "tournament", "page"} <= params
+    params = {p["name"] for p in schema["paths"]["/api/bots/"]["get"]["parameters"]}
+    assert {"search", "owner"} <= params
+    params = {p["name"] for p in schema["paths"]["/api/tournaments/"]["get"]["parameters"]}
+    assert {"status", "format"} <= params
+    bad = APIClient().get("/api/matches/", {"opponent": "nobody"})
+    assert bad.status_code == 400 and list(bad.json()) == ["opponent"]
+    for response in (bad, APIClient().get("/api/bots/999/"), APIClient().get("/api/users/me/"),
+                     APIClient().post("/api/users/", {"username": "x"})):  # fmt: skip
+        body = response.json()
+        assert body and all(
+            isinstance(messages, list) and all(isinstance(m, str) for m in messages)
+            for messages in body.values()
+        ), body
+    matches = APIClient().get("/api/matches/", {"opponent": "low", "kind": "challenge"})
+    assert matches.status_code == 200

@@ -1,0 +1,77 @@
+"""The list endpoints' filters (django-filter): each is a query parameter documented in the
+OpenAPI schema, and a bad value is a 400 naming the parameter."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import django_filters as filters
+from django.core.validators import RegexValidator
+from django.db.models import QuerySet
+
+from arena.models import Bot, Match, Tournament
+from bots_sdk.builtin import BUILTIN
+
+# An id: a whole number from 1, short enough for a column ("²" is a digit to str.isdigit).
+_ID = RegexValidator(r"^[1-9][0-9]{0,17}$", "must be an id: a whole number from 1")
+_OPPONENT = RegexValidator(
+    r"^([1-9][0-9]{0,17}|" + "|".join(sorted(BUILTIN)) + ")$",
+    f"a bot's id or a built-in's name ({', '.join(sorted(BUILTIN))})",
+)
+
+
+class IdFilter(filters.CharFilter):
+    """A row's id: ASCII digits only, from 1, exactly as sent (no blanks, no other scripts'
+    digits: ``٣`` is a digit to Python's ``int`` but names no row)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.extra.update(validators=[_ID], strip=False)
+
+    def filter(self, qs: Any, value: Any) -> Any:
+        return super().filter(qs, int(value) if value not in (None, "") else value)
+
+
+class MatchFilter(filters.FilterSet):
+    ladder = IdFilter(field_name="ladder_id", help_text="matches of this ladder (its id)")
+    bot = IdFilter(method="_bot", help_text="matches in which this bot (its id) sat")
+    opponent = filters.CharFilter(
+        method="_opponent", max_length=64, validators=[_OPPONENT],
+        help_text="matches in which this one also sat: a bot's id or a built-in's name "
+        f"({', '.join(sorted(BUILTIN))})",
+    )  # fmt: skip
+    status = filters.ChoiceFilter(choices=Match.Status.choices)
+    kind = filters.ChoiceFilter(choices=Match.Kind.choices)
+    tournament = IdFilter(field_name="tournament_id", help_text="matches of this tournament")
+
+    class Meta:
+        model = Match
+        fields = ["ladder", "bot", "opponent", "status", "kind", "tournament"]
+
+    def _bot(self, query: QuerySet[Match], name: str, value: int) -> QuerySet[Match]:
+        return query.filter(seats__version__bot_id=value).distinct()
+
+    def _opponent(self, query: QuerySet[Match], name: str, value: str) -> QuerySet[Match]:
+        if value in BUILTIN:
+            return query.filter(seats__builtin=value).distinct()
+        return query.filter(seats__version__bot_id=int(value)).distinct()
+
+
+class TournamentFilter(filters.FilterSet):
+    status = filters.ChoiceFilter(choices=Tournament.Status.choices)
+    format = filters.ChoiceFilter(choices=Tournament.Format.choices)
+
+    class Meta:
+        model = Tournament
+        fields = ["status", "format"]
+
+
+class BotFilter(filters.FilterSet):
+    search = filters.CharFilter(field_name="name", lookup_expr="icontains", max_length=64,
+                                help_text="bots whose name contains this (any case)")  # fmt: skip
+    owner = filters.CharFilter(field_name="owner__username", max_length=150,
+                               help_text="bots of this user (a username)")  # fmt: skip
+
+    class Meta:
+        model = Bot
+        fields = ["search", "owner"]
