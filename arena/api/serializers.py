@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from django.contrib.auth import get_user_model
@@ -13,7 +14,9 @@ from rest_framework import serializers
 from arena.models import Bot, BotVersion, Ladder, Match, MatchSeat, Tournament
 from arena.selectors import active_version
 from arena.services import CHALLENGE_MAX_HANDS, SeatSpec
+from arena.tournaments import MATCH_TEST_DEFAULTS
 from bots_sdk.builtin import BUILTIN
+from engine.rules import PRESETS
 
 
 class UserCreateSerializer(serializers.Serializer):
@@ -31,6 +34,55 @@ class UserCreateSerializer(serializers.Serializer):
         except DjangoValidationError as exc:
             raise serializers.ValidationError({"password": list(exc.messages)}) from None
         return attrs
+
+
+_ID_TEXT = re.compile(r"[1-9][0-9]{0,17}")
+_SEAT_SCHEMA = {
+    "oneOf": [
+        {"type": "integer", "minimum": 1, "description": "a bot's id (its active version plays)"},
+        {"type": "string", "enum": sorted(BUILTIN), "description": "a built-in bot"},
+    ]
+}
+
+
+@extend_schema_field(_SEAT_SCHEMA)
+class SeatField(serializers.Field):  # type: ignore[type-arg]
+    """Who sits: a bot's id (a number, or its digits in a form body) or a built-in's name."""
+
+    def to_internal_value(self, data: Any) -> int | str:
+        if isinstance(data, int) and not isinstance(data, bool) and 1 <= data < 2**63:
+            return data
+        if isinstance(data, str):
+            if data in BUILTIN:
+                return data
+            if _ID_TEXT.fullmatch(data):
+                return int(data)
+        raise serializers.ValidationError(f"{str(data)[:40]!r} is neither a bot id nor a built-in")
+
+    def to_representation(self, value: Any) -> Any:
+        return value
+
+
+@extend_schema_field({
+    "oneOf": [
+        {"type": "string", "enum": list(PRESETS), "description": "a preset by name"},
+        {"type": "object", "additionalProperties": True,
+         "description": "{\"preset\": name, ...settings} (docs/engine.md lists them)"},
+    ]
+})  # fmt: skip
+class RulesField(serializers.JSONField):
+    """The rules: a preset's name or a rules object (checked by the engine when used)."""
+
+
+@extend_schema_field({
+    "type": "object",
+    "properties": {name: {"type": "number"} for name in MATCH_TEST_DEFAULTS},
+    "additionalProperties": False,
+    "description": "match_test only: the SPRT's settings (defaults: "
+    + ", ".join(f"{k} {v:g}" for k, v in MATCH_TEST_DEFAULTS.items()) + ")",
+})  # fmt: skip
+class ParamsField(serializers.DictField):
+    """A match test's SPRT settings (checked by arena.tournaments)."""
 
 
 class NamedBotSerializer(serializers.Serializer):
@@ -196,8 +248,8 @@ class MatchSerializer(serializers.ModelSerializer):
 
 
 class ChallengeSerializer(serializers.Serializer):
-    seats = serializers.ListField(child=serializers.JSONField(), min_length=3, max_length=11)
-    rules = serializers.JSONField(default="standard")
+    seats = serializers.ListField(child=SeatField(), min_length=3, max_length=11)
+    rules = RulesField(default="standard")
     hands = serializers.IntegerField(min_value=1, max_value=CHALLENGE_MAX_HANDS, required=False)
 
     def validate_seats(self, value: list[Any]) -> list[SeatSpec]:
@@ -206,7 +258,7 @@ class ChallengeSerializer(serializers.Serializer):
         for item in value:
             if isinstance(item, str) and item in BUILTIN:
                 seats.append(SeatSpec(builtin=item))
-            elif isinstance(item, int) and not isinstance(item, bool) and 1 <= item < 2**63:
+            elif isinstance(item, int):  # (SeatField took only ids and built-in names)
                 version = active_version(item)
                 if version is None or version.bot.disabled:
                     raise serializers.ValidationError(f"bot {item} has no active version")
@@ -240,9 +292,9 @@ class TournamentSerializer(serializers.ModelSerializer):
 
 class TournamentCreateSerializer(serializers.Serializer):
     name = serializers.CharField(max_length=100)
-    rules = serializers.JSONField(default="standard")
+    rules = RulesField(default="standard")
     format = serializers.ChoiceField(choices=["round_robin", "swiss", "match_test"])
-    bots = serializers.ListField(child=serializers.JSONField(), min_length=2, max_length=64)
+    bots = serializers.ListField(child=SeatField(), min_length=2, max_length=64)
     table_size = serializers.IntegerField(min_value=3, max_value=11, default=4)
     games_per_table = serializers.IntegerField(min_value=1, max_value=50, default=1)
     hands_per_table = serializers.IntegerField(min_value=1, max_value=100, required=False)
@@ -251,7 +303,7 @@ class TournamentCreateSerializer(serializers.Serializer):
     starts_at = serializers.DateTimeField(required=False)
     repeat = serializers.CharField(max_length=100, required=False, allow_blank=True)
     rounds = serializers.IntegerField(min_value=1, max_value=100, required=False)
-    params = serializers.DictField(required=False)
+    params = ParamsField(required=False)
 
 
 class StandingSerializer(serializers.Serializer):

@@ -62,8 +62,8 @@ def error_body(data: Any) -> dict[str, list[str]]:
 
     >>> error_body({"detail": "Not found."})
     {'detail': ['Not found.']}
-    >>> error_body({"non_field_errors": ["no"], "name": "taken"})
-    {'detail': ['no'], 'name': ['taken']}
+    >>> error_body({"non_field_errors": ["no"], "name": "taken", "seats": {1: ["who?"]}})
+    {'detail': ['no'], 'name': ['taken'], 'seats': ['item 2: who?']}
     >>> error_body(["a", "b"])
     {'detail': ['a', 'b']}
     """
@@ -72,12 +72,26 @@ def error_body(data: Any) -> dict[str, list[str]]:
     body: dict[str, list[str]] = {}
     for field, messages in data.items():
         key = "detail" if field == "non_field_errors" else str(field)
-        items = messages if isinstance(messages, list) else [messages]
-        body.setdefault(key, []).extend(
-            str(m) if not isinstance(m, dict) else "; ".join(f"{k}: {v}" for k, v in m.items())
-            for m in items
-        )
+        body.setdefault(key, []).extend(_sentences(messages))
     return body
+
+
+def _sentences(messages: Any) -> list[str]:
+    """Messages as sentences; a list field's per-item errors as ``item N: …`` (N from 1), as
+    the forms say them.
+
+    >>> _sentences({0: ["no such bot"]}), _sentences("Not found.")
+    (['item 1: no such bot'], ['Not found.'])
+    """
+    if isinstance(messages, dict):
+        return [
+            f"item {int(k) + 1}: {m}" if str(k).isdigit() else f"{k}: {m}"
+            for k, value in messages.items()
+            for m in _sentences(value)
+        ]
+    if isinstance(messages, list):
+        return [m for item in messages for m in _sentences(item)]
+    return [str(messages)]
 
 
 class UserViewSet(mixins.CreateModelMixin, viewsets.GenericViewSet):

@@ -312,3 +312,18 @@ def test_list_filters_are_in_the_schema_and_refuse_bad_values_in_the_one_error_s
         ), body
     matches = APIClient().get("/api/matches/", {"opponent": "low", "kind": "challenge"})
     assert matches.status_code == 200
+
+
+def test_a_form_encoded_challenge_takes_bot_ids_as_the_json_one_does() -> None:
+    client = _signed_in()
+    bot = client.post("/api/bots/", {"name": "ada-bot"}).json()
+    _upload(client, bot["id"])
+    services.version_validate(version_id=BotVersion.objects.get().pk)
+    form = client.post("/api/matches/", {"seats": [str(bot["id"]), "low", "random", "low"],
+                                         "hands": 1})  # fmt: skip
+    assert form.status_code == 201, form.json()
+    assert form.json()["seats"][0]["bot"] == {"id": bot["id"], "name": "ada-bot"}
+    for first in ("0", "²", True):
+        refused = client.post("/api/matches/", {"seats": [first, "low", "low", "low"]},
+                              format="json")  # fmt: skip
+        assert refused.status_code == 400 and refused.json()["seats"][0].startswith("item 1:")
