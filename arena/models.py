@@ -27,6 +27,8 @@ class Bot(models.Model):
     disabled = models.BooleanField(default=False)
     #: When it was created.
     created_at = models.DateTimeField(auto_now_add=True)
+    #: When its owner retired it (its active version too: it plays no more); null while in use.
+    retired_at = models.DateTimeField(null=True, blank=True)
     #: The ladders it enters by itself when its first version becomes active (chosen at
     #: creation, ``standard`` unless told otherwise; none: it enters only where asked).
     join_ladders = models.ManyToManyField("Ladder", blank=True, related_name="joining_bots")

@@ -128,6 +128,36 @@ def bot_create(
     return bot
 
 
+@transaction.atomic
+def bot_update(*, bot: Bot, user: Any, description: str | None = None,
+               join_ladders: list[Ladder] | None = None) -> Bot:  # fmt: skip
+    """The owner changes a bot's description or the ladders it joins (its name stays: it is
+    how others know it)."""
+    if bot.owner_id != user.pk:
+        raise PermissionError("only the bot's owner changes it")
+    if description is not None:
+        bot.description = clean_text(description)
+        bot.save(update_fields=["description"])
+    if join_ladders is not None:
+        bot.join_ladders.set(join_ladders)
+    return bot
+
+
+@transaction.atomic
+def bot_retire(*, bot: Bot, user: Any) -> Bot:
+    """The owner retires a bot: its active version retires, so it plays no more (ladders
+    pass it by, challenges refuse it, tournaments not yet started cancel); its matches,
+    ratings and history stay. A new version brings it back."""
+    if bot.owner_id != user.pk:
+        raise PermissionError("only the bot's owner retires it")
+    Bot.objects.select_for_update().get(pk=bot.pk)
+    bot.versions.filter(status=BotVersion.Status.ACTIVE).update(status=BotVersion.Status.RETIRED)
+    if bot.retired_at is None:
+        bot.retired_at = timezone.now()
+        bot.save(update_fields=["retired_at"])
+    return bot
+
+
 def ladder_join(*, ladder: Ladder, bot: Bot) -> tuple[LadderEntry, bool]:
     """Enter ``bot`` in ``ladder`` (once: entering again changes nothing); the entry and
     whether it is new."""
@@ -184,6 +214,7 @@ def version_settle(*, version_id: int, claim: str, log: list[str], accepted: boo
         )
         version.status = BotVersion.Status.ACTIVE
         log = [*log, "active: it now plays for the bot"]
+        Bot.objects.filter(pk=version.bot_id).update(retired_at=None)  # back in use
         if first:  # the bot's first active version: it enters the ladders chosen for it
             joined = [
                 ladder.name

@@ -136,13 +136,26 @@ class BotSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = Bot
-        fields = ["id", "name", "description", "owner", "disabled", "created_at", "active_version",
-                  "join_ladders"]  # fmt: skip
-        read_only_fields = ["id", "owner", "disabled", "created_at", "active_version"]
+        fields = ["id", "name", "description", "owner", "disabled", "retired_at", "created_at",
+                  "active_version", "join_ladders"]  # fmt: skip
+        read_only_fields = ["id", "owner", "disabled", "retired_at", "created_at",
+                            "active_version"]  # fmt: skip
 
     def get_active_version(self, bot: Bot) -> int | None:
         version = active_version(bot.pk)
         return version.number if version else None
+
+
+class BotUpdateSerializer(serializers.Serializer):
+    """What its owner may change: the description and the ladders it joins (not its name)."""
+
+    description = serializers.CharField(max_length=2000, allow_blank=True, required=False)
+    join_ladders = _LadderNames(
+        child_relation=serializers.SlugRelatedField(
+            slug_field="name", queryset=Ladder.objects.filter(active=True)
+        ),
+        required=False,
+    )
 
 
 class VersionUploadSerializer(serializers.Serializer):

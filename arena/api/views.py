@@ -148,7 +148,8 @@ class IsOwnerOrReadOnly(permissions.BasePermission):
 
 
 class BotViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
-    """Bots: anyone reads; a signed-in user creates; the owner uploads versions."""
+    """Bots: anyone reads; a signed-in user creates; the owner uploads versions, changes
+    the description (PATCH) and retires the bot (DELETE)."""
 
     lookup_value_regex = ID_PATTERN
     queryset = Bot.objects.select_related("owner").prefetch_related("join_ladders").order_by("id")
@@ -163,6 +164,22 @@ class BotViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gene
         data.is_valid(raise_exception=True)
         bot = services.bot_create(owner=request.user, **data.validated_data)
         return Response(s.BotSerializer(bot).data, status=status.HTTP_201_CREATED)
+
+    @extend_schema(request=s.BotUpdateSerializer, responses={200: s.BotSerializer})
+    def partial_update(self, request: Request, pk: str | None = None) -> Response:
+        """The owner changes the description or the ladders the bot joins."""
+        bot = self.get_object()
+        data = s.BotUpdateSerializer(data=request.data, partial=True)
+        data.is_valid(raise_exception=True)
+        bot = services.bot_update(bot=bot, user=request.user, **data.validated_data)
+        return Response(s.BotSerializer(bot).data)
+
+    @extend_schema(request=None, responses={204: None})
+    def destroy(self, request: Request, pk: str | None = None) -> Response:
+        """Retire the bot: it plays no more; its matches, ratings and history stay (a new
+        version brings it back)."""
+        services.bot_retire(bot=self.get_object(), user=request.user)
+        return Response(status=status.HTTP_204_NO_CONTENT)
 
     @extend_schema(methods=["POST"], request={"multipart/form-data": s.VersionUploadSerializer},
                    responses={201: s.VersionOwnerSerializer})  # fmt: skip

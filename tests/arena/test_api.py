@@ -327,3 +327,29 @@ def test_a_form_encoded_challenge_takes_bot_ids_as_the_json_one_does() -> None:
         refused = client.post("/api/matches/", {"seats": [first, "low", "low", "low"]},
                               format="json")  # fmt: skip
         assert refused.status_code == 400 and refused.json()["seats"][0].startswith("item 1:")
+
+
+def test_the_owner_edits_and_retires_a_bot_and_a_new_version_brings_it_back() -> None:
+    client = _signed_in()
+    bot = client.post("/api/bots/", {"name": "ada-bot", "description": "first"}).json()
+    _upload(client, bot["id"])
+    services.version_validate(version_id=BotVersion.objects.get().pk)
+    change = {"description": "ducks low", "join_ladders": []}
+    edited = client.patch(f"/api/bots/{bot['id']}/", change, format="json")
+    assert edited.status_code == 200 and edited.json()["description"] == "ducks low"
+    assert edited.json()["join_ladders"] == [] and edited.json()["name"] == "ada-bot"
+    other = _signed_in("eve")
+    assert other.patch(f"/api/bots/{bot['id']}/", {"description": "mine"}).status_code == 403
+    assert other.delete(f"/api/bots/{bot['id']}/").status_code == 403
+    assert client.put(f"/api/bots/{bot['id']}/", {"name": "x"}).status_code == 405
+    assert client.delete(f"/api/bots/{bot['id']}/").status_code == 204
+    retired = APIClient().get(f"/api/bots/{bot['id']}/").json()
+    assert retired["retired_at"] and retired["active_version"] is None
+    refused = client.post("/api/matches/", {"seats": [bot["id"], "low", "low", "low"]},
+                          format="json")  # fmt: skip
+    assert refused.status_code == 400 and "no active version" in refused.json()["seats"][0]
+    assert "Retired by its owner" in APIClient().get(f"/bots/{bot['id']}/").content.decode()
+    _upload(client, bot["id"])  # a new version: in use again
+    services.version_validate(version_id=BotVersion.objects.get(number=2).pk)
+    back = APIClient().get(f"/api/bots/{bot['id']}/").json()
+    assert back["retired_at"] is None and back["active_version"] == 2
