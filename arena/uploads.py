@@ -28,7 +28,11 @@ import sys
 import zipfile
 import zlib
 from pathlib import PurePosixPath
-from typing import BinaryIO
+from typing import Any, BinaryIO
+
+from django.core.exceptions import RequestDataTooBig
+from django.core.files.uploadhandler import FileUploadHandler
+from django.http.multipartparser import MultiPartParserError
 
 MAX_UPLOAD = 1024 * 1024  # bytes, as uploaded
 MAX_ENTRIES = 100
@@ -180,3 +184,40 @@ def check_upload(filename: str, data: bytes) -> str:
         raise UploadError("the zip has no bot.py at its root")
     check_sources(sources)
     return "zip"
+
+
+#: A multipart request may carry the upload and this much besides (boundaries, other fields).
+MULTIPART_SLACK = 64 * 1024
+
+
+class UploadTooLarge(MultiPartParserError, RequestDataTooBig):
+    """A request body past the upload limit: refused while it streams in, before it is stored
+    (a 400 from the API, whose parser knows MultiPartParserError, and from the pages, as
+    Django answers any SuspiciousOperation)."""
+
+
+class CappedUploadHandler(FileUploadHandler):
+    """First of ``FILE_UPLOAD_HANDLERS``: stops a multipart body past :data:`MAX_UPLOAD` (and
+    :data:`MULTIPART_SLACK`) at once — by its declared length, or counting what arrives —
+    rather than let Django stream gigabytes to a temporary file that the upload check would
+    then refuse."""
+
+    def handle_raw_input(self, input_data: Any, META: Any, content_length: int,
+                         boundary: Any, encoding: Any = None) -> None:  # fmt: skip
+        if content_length > MAX_UPLOAD + MULTIPART_SLACK:
+            raise UploadTooLarge(_too_large(content_length))
+        self.received = 0
+
+    def receive_data_chunk(self, raw_data: bytes, start: int) -> bytes:
+        self.received = getattr(self, "received", 0) + len(raw_data)
+        if self.received > MAX_UPLOAD:
+            raise UploadTooLarge(_too_large(self.received, at_least=True))
+        return raw_data  # the next handler stores it
+
+    def file_complete(self, file_size: int) -> None:
+        return None
+
+
+def _too_large(size: int, at_least: bool = False) -> str:
+    return (f"the upload is {'more than ' if at_least else ''}{size} bytes; the limit is "
+            f"{MAX_UPLOAD} bytes of code")  # fmt: skip

@@ -292,3 +292,11 @@ LOGGING = {
 
 # The names this module read from the environment, in order (checked against deployment files).
 ENVIRONMENT_VARIABLES = tuple(env.names_read)
+
+# Uploads: a multipart body past the upload limit is stopped as it streams in (arena.uploads),
+# never written out in full first.
+FILE_UPLOAD_HANDLERS = [
+    "arena.uploads.CappedUploadHandler",
+    "django.core.files.uploadhandler.MemoryFileUploadHandler",
+    "django.core.files.uploadhandler.TemporaryFileUploadHandler",
+]

@@ -168,3 +168,36 @@ def test_the_api_answers_hostile_uploads_with_a_400() -> None:
     )
     assert long_name.status_code == 400 and "longer than 128" in long_name.json()["detail"][0]
     assert not BotVersion.objects.exists()
+
+
+@pytest.mark.django_db
+def test_an_oversized_upload_is_stopped_as_it_streams_in_at_both_doors() -> None:
+    import tempfile
+    from pathlib import Path
+
+    from django.core.files.uploadedfile import SimpleUploadedFile
+    from django.test import Client
+    from rest_framework.test import APIClient
+
+    from arena import services
+    from arena.models import BotVersion
+    from arena.uploads import MAX_UPLOAD
+
+    owner = services.user_create(username="ada", password="a long passphrase")
+    bot = services.bot_create(owner=owner, name="ada-bot")
+    huge = b"# " + b"x" * (8 * MAX_UPLOAD) + b"\n"
+    spool = tempfile.gettempdir()
+    before = {p.name for p in Path(spool).iterdir()}
+    api = APIClient()
+    api.force_authenticate(owner)
+    body = {"file": SimpleUploadedFile("bot.py", huge)}
+    refused = api.post(f"/api/bots/{bot.pk}/versions/", body, format="multipart")
+    assert refused.status_code == 400, refused.content[:300]
+    assert "the limit is 1048576 bytes" in " ".join(refused.json()["detail"])
+    web = Client()
+    web.force_login(owner)
+    page = web.post(f"/bots/{bot.pk}/upload/", {"file": SimpleUploadedFile("bot.py", huge)})
+    assert page.status_code == 400 and "larger than the limit" in page.content.decode()
+    assert not BotVersion.objects.exists()
+    after = {p.name for p in Path(spool).iterdir()}
+    assert not {n for n in after - before if n.endswith(".upload")}  # nothing spooled to disk
