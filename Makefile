@@ -8,7 +8,7 @@ export DEBUG ?= 1
 # When `make` began: the demo prints how long it took from here to healthy.
 export BIDEL_DEMO_STARTED := $(shell date +%s.%N)
 
-.PHONY: install install-run demo test lint clean
+.PHONY: install install-run demo test lint messages clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -38,6 +38,13 @@ test: install
 
 lint: install
 	$(BIN)/ruff check .
+
+# After changing the pages' English: refresh the Persian catalog (arena/locale), translate what
+# it marks new, then compile it (needs gettext's msgfmt; the compiled .mo files are committed).
+messages: install-run
+	cd arena && ../$(BIN)/python ../manage.py makemessages -l fa --no-obsolete \
+		&& ../$(BIN)/python ../manage.py makemessages -d djangojs -l fa --no-obsolete \
+		&& ../$(BIN)/python ../manage.py compilemessages -l fa
 
 clean:
 	rm -rf $(VENV) var/*

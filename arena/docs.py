@@ -11,19 +11,21 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 from pathlib import Path
+from typing import Any
 
+from django.utils.translation import gettext_lazy
 from markdown_it import MarkdownIt
 
 DOCS_DIR = Path(__file__).resolve().parent.parent / "docs"
 #: The guides served, by page name: what a bot author and an operator read.
-GUIDES = {
-    "bots": ("Writing a bot", "bots.md"),
-    "protocol": ("The bot protocol", "protocol.md"),
-    "learning": ("Learning environments", "learning.md"),
-    "engine": ("The engine and its rules", "engine.md"),
-    "security": ("Security: what stops a hostile bot", "security.md"),
-    "operations": ("Operations", "operations.md"),
-    "architecture": ("Architecture", "architecture.md"),
+GUIDES: dict[str, tuple[Any, str]] = {
+    "bots": (gettext_lazy("Writing a bot"), "bots.md"),
+    "protocol": (gettext_lazy("The bot protocol"), "protocol.md"),
+    "learning": (gettext_lazy("Learning environments"), "learning.md"),
+    "engine": (gettext_lazy("The engine and its rules"), "engine.md"),
+    "security": (gettext_lazy("Security: what stops a hostile bot"), "security.md"),
+    "operations": (gettext_lazy("Operations"), "operations.md"),
+    "architecture": (gettext_lazy("Architecture"), "architecture.md"),
 }
 _FILE_TO_PAGE = {file: name for name, (_, file) in GUIDES.items()}
 _MENTION = re.compile(r"(?:docs/)?\b(" + "|".join(map(re.escape, _FILE_TO_PAGE)) + r")\b")

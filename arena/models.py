@@ -5,6 +5,7 @@ from __future__ import annotations
 from django.conf import settings
 from django.db import models
 from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
 
 
 def standard_rules() -> str:
@@ -45,16 +46,15 @@ class BotVersion(models.Model):
 
     class Status(models.TextChoices):
         #: Uploaded, waiting for its validation match.
-        PENDING = "pending"
+        PENDING = "pending", _("pending")
         #: Its validation match is running.
-        VALIDATING = "validating"
+        VALIDATING = "validating", _("validating")
         #: Passed validation: the bot's current version in matchmaking.
-        ACTIVE = "active"
+        ACTIVE = "active", _("active")
         #: Failed validation; the log says why.
-        REJECTED = "rejected"
+        REJECTED = "rejected", _("rejected")
         #: An older active version, replaced by a newer one.
-        RETIRED = "retired"
-
+        RETIRED = "retired", _("retired")
     #: The bot it belongs to.
     bot = models.ForeignKey(Bot, on_delete=models.CASCADE, related_name="versions")
     #: 1, 2, 3 … per bot.
@@ -159,24 +159,22 @@ class Tournament(models.Model):
 
     class Format(models.TextChoices):
         #: Every bot meets every other equally often (a balanced schedule).
-        ROUND_ROBIN = "round_robin"
+        ROUND_ROBIN = "round_robin", _("round robin")
         #: Rounds of tables grouped by current standing, no repeat tables where avoidable.
-        SWISS = "swiss"
+        SWISS = "swiss", _("Swiss")
         #: Two bots head to head on duplicate deals until the SPRT decides.
-        MATCH_TEST = "match_test"
-
+        MATCH_TEST = "match_test", _("match test")
     class Status(models.TextChoices):
         #: Waiting for ``starts_at`` (or a staff start).
-        SCHEDULED = "scheduled"
+        SCHEDULED = "scheduled", _("scheduled")
         #: Rounds are being played.
-        RUNNING = "running"
+        RUNNING = "running", _("running")
         #: Every round played (or the test decided).
-        FINISHED = "finished"
+        FINISHED = "finished", _("finished")
         #: Stopped by staff: no new matches.
-        CANCELLED = "cancelled"
+        CANCELLED = "cancelled", _("cancelled")
         #: A round could not be planned or advanced: ``verdict`` says why.
-        FAILED = "failed"
-
+        FAILED = "failed", _("failed")
     #: Shown everywhere; editions of a repeating tournament share it.
     name = models.CharField(max_length=100)
     #: The rules spec; its player count is the table size.
@@ -259,24 +257,22 @@ class Match(models.Model):
 
     class Kind(models.TextChoices):
         #: Made by a ladder's matchmaking; rated.
-        LADDER = "ladder"
+        LADDER = "ladder", _("ladder")
         #: Requested by a user; never rated.
-        CHALLENGE = "challenge"
+        CHALLENGE = "challenge", _("challenge")
         #: Part of a tournament.
-        TOURNAMENT = "tournament"
+        TOURNAMENT = "tournament", _("tournament")
         #: A new version's validation match.
-        VALIDATION = "validation"
-
+        VALIDATION = "validation", _("validation")
     class Status(models.TextChoices):
         #: Waiting for a worker.
-        QUEUED = "queued"
+        QUEUED = "queued", _("queued")
         #: Claimed by a worker (until ``lease_until``).
-        RUNNING = "running"
+        RUNNING = "running", _("running")
         #: Played; the record and seats are stored.
-        FINISHED = "finished"
+        FINISHED = "finished", _("finished")
         #: Could not be played for platform reasons after every attempt; never rated.
-        FAILED = "failed"
-
+        FAILED = "failed", _("failed")
     #: See :class:`Kind`.
     kind = models.CharField(max_length=16, choices=Kind.choices)
     #: See :class:`Status`.
@@ -411,3 +407,17 @@ class RatingPoint(models.Model):
 
     def __str__(self) -> str:
         return f"{self.rating:.0f} at {self.at:%Y-%m-%d %H:%M}"
+
+
+class Profile(models.Model):
+    """What a user chose for themselves: the language of the pages, remembered across
+    devices (a visitor's choice lives in a cookie)."""
+
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="profile"
+    )
+    #: A code of settings.LANGUAGES ("en", "fa"), or "" for the browser's choice.
+    language = models.CharField(max_length=8, blank=True, default="")
+
+    def __str__(self) -> str:
+        return f"{self.user} ({self.language or 'browser'})"

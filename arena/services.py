@@ -158,6 +158,13 @@ def bot_retire(*, bot: Bot, user: Any) -> Bot:
     return bot
 
 
+def user_language_set(*, user: Any, language: str) -> None:
+    """Remember the pages' language a user chose ("" for the browser's)."""
+    from arena.models import Profile
+
+    Profile.objects.update_or_create(user=user, defaults={"language": language})
+
+
 def ladder_join(*, ladder: Ladder, bot: Bot) -> tuple[LadderEntry, bool]:
     """Enter ``bot`` in ``ladder`` (once: entering again changes nothing); the entry and
     whether it is new."""

@@ -10,6 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import login, logout
 from django.contrib.auth.decorators import login_required
@@ -21,6 +22,7 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.safestring import mark_safe
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 from rest_framework import exceptions
 from rest_framework.authtoken.models import Token
@@ -107,6 +109,26 @@ def docs_page(request: HttpRequest, name: str) -> HttpResponse:
     })  # fmt: skip
 
 
+@require_POST
+def language_choose(request: HttpRequest) -> HttpResponse:
+    """The language switcher: remembered in a cookie, and with a signed-in user (so it follows
+    them); back to the page it was chosen on."""
+    code = request.POST.get("language", "")
+    if code not in dict(settings.LANGUAGES):
+        code = ""  # the browser's own
+    target = request.POST.get("next", "")
+    safe = url_has_allowed_host_and_scheme(target, {request.get_host()}, request.is_secure())
+    response = redirect(target if safe and target.startswith("/") else "home")
+    if code:
+        response.set_cookie(settings.LANGUAGE_COOKIE_NAME, code,
+                            max_age=settings.LANGUAGE_COOKIE_AGE, samesite="Lax")  # fmt: skip
+    else:
+        response.delete_cookie(settings.LANGUAGE_COOKIE_NAME)
+    if request.user.is_authenticated:
+        services.user_language_set(user=request.user, language=code)
+    return response
+
+
 #: Rows per page of the indexes.
 PAGE_SIZE = 25
 
@@ -130,7 +152,7 @@ def tournaments_index(request: HttpRequest) -> HttpResponse:
         status = ""
     page = _page(request, selectors.tournaments_index(status=status or None))
     return render(request, "arena/tournaments.html", {
-        "page": page, "status": status, "statuses": Tournament.Status.values,
+        "page": page, "status": status, "statuses": Tournament.Status.choices,
         "query": _query_without_page(request),
     })  # fmt: skip
 
@@ -162,7 +184,7 @@ def matches_index(request: HttpRequest) -> HttpResponse:
         tournament=_int_or_none(get.get("tournament")),
     )  # fmt: skip
     return render(request, "arena/matches.html", {
-        "page": _page(request, query), "kind": kind, "kinds": Match.Kind.values,
+        "page": _page(request, query), "kind": kind, "kinds": Match.Kind.choices,
         "bot": get.get("bot", ""), "opponent": opponent_text,
         "tournament": get.get("tournament", ""), "query": _query_without_page(request),
         "builtins": sorted(BUILTIN),
@@ -355,10 +377,10 @@ def _throttled(request: HttpRequest, scope: str) -> dict[str, list[str]]:
 
 def signup(request: HttpRequest) -> HttpResponse:
     fields = [
-        FormField("username", "Username", value=request.POST.get("username", ""),
-                  help="3 to 32 letters, digits, dots, dashes or underscores",
+        FormField("username", _("Username"), value=request.POST.get("username", ""),
+                  help=_("3 to 32 letters, digits, dots, dashes or underscores"),
                   autocomplete="username"),
-        FormField("password", "Password", kind="password", help="at least 10 characters",
+        FormField("password", _("Password"), kind="password", help=_("at least 10 characters"),
                   autocomplete="new-password"),
     ]  # fmt: skip
     errors: dict[str, list[str]] = {}
@@ -374,18 +396,19 @@ def signup(request: HttpRequest) -> HttpResponse:
             )
         if user is not None:
             login(request, user, backend="django.contrib.auth.backends.ModelBackend")
-            messages.success(request, f"Welcome, {user.username}. Your account is ready.")
+            messages.success(request, _("Welcome, %(name)s. Your account is ready.")
+                             % {"name": user.username})  # fmt: skip
             return redirect("account")
-    return _form(request, title="Sign up", intro="An account lets you upload bots and ask for "
-                 "challenges.", fields=fields, errors=errors, submit="Sign up",
+    return _form(request, title=_("Sign up"), intro=_("An account lets you upload bots and ask "
+                 "for challenges."), fields=fields, errors=errors, submit=_("Sign up"),
                  status=status)  # fmt: skip
 
 
 def login_page(request: HttpRequest) -> HttpResponse:
     fields = [
-        FormField("username", "Username", value=request.POST.get("username", ""),
+        FormField("username", _("Username"), value=request.POST.get("username", ""),
                   autocomplete="username"),
-        FormField("password", "Password", kind="password", autocomplete="current-password"),
+        FormField("password", _("Password"), kind="password", autocomplete="current-password"),
     ]  # fmt: skip
     errors: dict[str, list[str]] = {}
     status = 200
@@ -412,8 +435,8 @@ def login_page(request: HttpRequest) -> HttpResponse:
                 target, allowed_hosts={request.get_host()}, require_https=request.is_secure()
             )
             return redirect(target if safe else "account")
-    return _form(request, title="Log in", intro="", fields=fields, errors=errors, submit="Log in",
-                 status=status)  # fmt: skip
+    return _form(request, title=_("Log in"), intro="", fields=fields, errors=errors,
+                 submit=_("Log in"), status=status, extra={"show_signup": True})  # fmt: skip
 
 
 @require_POST
@@ -429,7 +452,7 @@ def account(request: HttpRequest) -> HttpResponse:
         refused = _throttled(request, "token")
         if not refused:
             services.token_rotate(user=request.user)
-            messages.success(request, "A new API token was made; the old one no longer works.")
+            messages.success(request, _("A new API token was made; the old one no longer works."))
             return redirect("account")
         for message in refused["detail"]:
             messages.error(request, message)
@@ -442,17 +465,17 @@ def account(request: HttpRequest) -> HttpResponse:
 @login_required
 def bot_new(request: HttpRequest) -> HttpResponse:
     fields = [
-        FormField("name", "Bot name", value=request.POST.get("name", ""),
-                  help="2 to 64 letters, digits, dots, dashes or underscores"),
-        FormField("description", "Description", kind="textarea", required=False,
+        FormField("name", _("Bot name"), value=request.POST.get("name", ""),
+                  help=_("2 to 64 letters, digits, dots, dashes or underscores")),
+        FormField("description", _("Description"), kind="textarea", required=False,
                   value=request.POST.get("description", "")),
-        FormField("join_ladders", "Ladders it enters when its first version is active",
+        FormField("join_ladders", _("Ladders it enters when its first version is active"),
                   kind="checkboxes", required=False,
                   value=(request.POST.getlist("join_ladders") if request.method == "POST"
                          else [services.DEFAULT_LADDER]),
                   options=[(name, name) for name in Ladder.objects.filter(active=True)
                            .order_by("name").values_list("name", flat=True)],
-                  help="Rankings come from ladder matches; leave all unticked to enter none."),
+                  help=_("Rankings come from ladder matches; leave all unticked to enter none.")),
     ]  # fmt: skip
     errors: dict[str, list[str]] = {}
     if request.method == "POST":
@@ -464,10 +487,11 @@ def bot_new(request: HttpRequest) -> HttpResponse:
             ),
         )
         if bot is not None:
-            messages.success(request, f"Bot {bot.name} created: upload its first version.")
+            messages.success(request, _("Bot %(name)s created: upload its first version.")
+                             % {"name": bot.name})  # fmt: skip
             return redirect("version_upload", bot_id=bot.pk)
-    return _form(request, title="New bot", intro="Name your bot; its code comes next.",
-                 fields=fields, errors=errors, submit="Create the bot")  # fmt: skip
+    return _form(request, title=_("New bot"), intro=_("Name your bot; its code comes next."),
+                 fields=fields, errors=errors, submit=_("Create the bot"))  # fmt: skip
 
 
 @login_required
@@ -476,10 +500,10 @@ def version_upload(request: HttpRequest, bot_id: int) -> HttpResponse:
     if bot.owner_id != request.user.pk:
         raise PermissionDenied("only the bot's owner uploads versions")
     fields = [
-        FormField("file", "Bot code", kind="file",
-                  help="a .py file (any name), or a .zip with bot.py at its top and any "
-                  "modules or data beside it (at most 1 MiB); it is played in a short "
-                  "validation match before it goes live"),
+        FormField("file", _("Bot code"), kind="file",
+                  help=_("a .py file (any name), or a .zip with bot.py at its top and any "
+                         "modules or data beside it (at most 1 MiB); it is played in a short "
+                         "validation match before it goes live")),
     ]  # fmt: skip
     errors: dict[str, list[str]] = {}
     if request.method == "POST":
@@ -495,11 +519,12 @@ def version_upload(request: HttpRequest, bot_id: int) -> HttpResponse:
             VersionUploadSerializer(data={"file": request.FILES.get("file")}), upload
         )
         if version is not None:
-            messages.success(request, f"Version {version.number} uploaded: it is being "
-                             "validated (its log appears below when done).")  # fmt: skip
+            messages.success(request, _("Version %(number)s uploaded: it is being validated "
+                                        "(its log appears below when done).")
+                             % {"number": version.number})  # fmt: skip
             return redirect("bot", bot_id=bot.pk)
-    return _form(request, title=f"Upload a version of {bot.name}", intro="", fields=fields,
-                 errors=errors, submit="Upload", extra={"back": bot})  # fmt: skip
+    return _form(request, title=_("Upload a version of %(name)s") % {"name": bot.name}, intro="",
+                 fields=fields, errors=errors, submit=_("Upload"), extra={"back": bot})  # fmt: skip
 
 
 @login_required
@@ -510,16 +535,17 @@ def challenge_new(request: HttpRequest) -> HttpResponse:
         count = 4
     presets = [(name, name.replace("_", " ")) for name in PRESETS]
     fields = [
-        FormField(f"seat{i}", f"Seat {i}", value=request.POST.get(f"seat{i}", ""),
+        FormField(f"seat{i}", _("Seat %(number)s") % {"number": i},
+                  value=request.POST.get(f"seat{i}", ""),
                   suggestions="bot-names", required=True,  # (the table has `count` seats)
-                  help="a bot's name or id, or a built-in" if i == 1 else "")
+                  help=_("a bot's name or id, or a built-in") if i == 1 else "")
         for i in range(1, count + 1)
     ] + [
-        FormField("rules", "Rules", kind="select", options=presets,
+        FormField("rules", _("Rules"), kind="select", options=presets,
                   value=request.POST.get("rules", "standard")),
-        FormField("hands", "Hands", kind="number", required=False,
+        FormField("hands", _("Hands"), kind="number", required=False,
                   value=request.POST.get("hands", ""),
-                  help="1 to 50; empty plays a whole game"),
+                  help=_("1 to 50; empty plays a whole game")),
     ]  # fmt: skip
     errors: dict[str, Any] = {}
     if request.method == "POST":
@@ -541,16 +567,17 @@ def challenge_new(request: HttpRequest) -> HttpResponse:
                 ),
             )  # fmt: skip
             if match is not None:
-                messages.success(request, f"Challenge queued as match {match.pk}.")
+                messages.success(request, _("Challenge queued as match %(number)s.")
+                                 % {"number": match.pk})  # fmt: skip
                 return redirect("match", match_id=match.pk)
     names = list(
         Bot.objects.filter(disabled=False, versions__status=BotVersion.Status.ACTIVE)
         .order_by("-pk")
         .values_list("name", flat=True)[:200]
     )
-    return _form(request, title="New challenge", intro="Seat bots at one table; the match "
-                 "is played on a worker and its replay appears on the match page.",
-                 fields=fields, errors=errors, submit="Queue the challenge",
+    return _form(request, title=_("New challenge"), intro=_("Seat bots at one table; the match "
+                 "is played on a worker and its replay appears on the match page."),
+                 fields=fields, errors=errors, submit=_("Queue the challenge"),
                  extra={"datalist": sorted(BUILTIN) + names, "seat_counts": range(3, 12),
                         "seat_count": count})  # fmt: skip
 

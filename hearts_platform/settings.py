@@ -65,9 +65,11 @@ MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.locale.LocaleMiddleware",  # the cookie's or the browser's language
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "hearts_platform.middleware.UserLanguageMiddleware",  # a signed-in user's own choice
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
 ]
@@ -259,7 +261,11 @@ SPECTACULAR_SETTINGS = {
 
 # --- Internationalisation, static files, security -------------------------------------------
 
-LANGUAGE_CODE = "en-us"
+LANGUAGE_CODE = "en"
+# The pages speak English and Persian (right to left); arena/locale holds the translation.
+LANGUAGES = [("en", "English"), ("fa", "فارسی")]
+LOCALE_PATHS = [BASE_DIR / "arena" / "locale"]
+LANGUAGE_COOKIE_AGE = 365 * 24 * 3600
 TIME_ZONE = "UTC"
 USE_I18N = True
 USE_TZ = True

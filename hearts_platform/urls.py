@@ -3,6 +3,7 @@ pages for people."""
 
 from django.contrib import admin
 from django.urls import include, path
+from django.views.i18n import JavaScriptCatalog
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 from arena import web
@@ -21,6 +22,9 @@ urlpatterns = [
     path("bots/builtin/<str:name>/", web.builtin_page, name="builtin"),
     path("matches/", web.matches_index, name="matches"),
     path("docs/<slug:name>/", web.docs_page, name="docs"),
+    path("language/", web.language_choose, name="language"),
+    # The replay viewer's words in the page's language (gettext() in arena/static/arena/*.js).
+    path("jsi18n/", JavaScriptCatalog.as_view(packages=["arena"]), name="javascript-catalog"),
     path("bots/<int:bot_id>/", web.bot_page, name="bot"),
     path("matches/<int:match_id>/", web.match_page, name="match"),
     path("tournaments/<int:tournament_id>/", web.tournament_page, name="tournament"),

@@ -68,9 +68,10 @@ def browser(world: World) -> Iterator[Any]:
 class Tab:
     """A browser page that fails its test on any script error or failed request."""
 
-    def __init__(self, browser: Any, server: Server, viewport: dict[str, int]) -> None:
+    def __init__(self, browser: Any, server: Server, viewport: dict[str, int],
+                 locale: str = "en-US") -> None:  # fmt: skip
         self.context = browser.new_context(
-            base_url=server.url, viewport=viewport, is_mobile=viewport is PHONE
+            base_url=server.url, viewport=viewport, is_mobile=viewport is PHONE, locale=locale
         )
         self.page = self.context.new_page()
         self.problems: list[str] = []
@@ -477,3 +478,57 @@ def test_the_api_token_is_copied_with_one_click(tab: Tab, world: World) -> None:
     assert page.evaluate("navigator.clipboard.readText()") == token
     box = page.locator("#token").bounding_box()
     assert box and box["width"] >= 300  # the whole token shows, in a field made for it
+
+
+
+# --- the same pages in Persian, right to left ------------------------------------------------
+
+
+@pytest.mark.parametrize("name", PAGE_NAMES)
+@pytest.mark.parametrize("viewport", ["desktop", "phone"])
+def test_page_in_persian_is_right_to_left_fits_and_passes_axe(
+    browser: Any, server: Server, world: World, name: str, viewport: str
+) -> None:
+    tab = Tab(browser, server, DESKTOP if viewport == "desktop" else PHONE, locale="fa-IR")
+    try:
+        tab.open(_pages(world)[name])
+        page = tab.page
+        assert page.evaluate("[document.documentElement.lang, document.documentElement.dir]") == [
+            "fa", "rtl"]  # fmt: skip
+        assert page.get_by_role("navigation", name="اصلی").count() == 1
+        if viewport == "phone":
+            width = page.evaluate("document.documentElement.scrollWidth")
+            assert width <= PHONE["width"], f"{name} is {width}px wide on a phone"
+        else:
+            assert _axe_violations(page) == []
+        tab.shoot(f"fa-{name}-{viewport}")
+        assert not tab.problems, tab.problems
+    finally:
+        tab.context.close()
+
+
+def test_replay_in_persian_steps_by_keyboard_the_way_the_page_reads(
+    browser: Any, server: Server, world: World
+) -> None:
+    tab = Tab(browser, server, DESKTOP, locale="fa-IR")
+    try:
+        tab.open(f"/matches/{world.replay_match}/")
+        page = tab.page
+        status = page.locator("#status")
+        first = status.inner_text()
+        assert first.startswith("دست ۱، ")  # "Hand 1, " in Persian, Persian digits
+        page.keyboard.press("ArrowLeft")  # forward, right to left
+        page.keyboard.press("ArrowLeft")
+        forward = status.inner_text()
+        assert forward != first and "دور ۱، کارت" in forward, forward
+        page.keyboard.press("ArrowRight")  # and back one card
+        assert status.inner_text() != forward
+        page.keyboard.press("ArrowRight")
+        assert status.inner_text() == first
+        seats = page.locator("#table .seat h3").all_inner_texts()
+        assert seats and all("جایگاه" in text for text in seats), seats
+        assert _axe_violations(page) == []
+        tab.shoot("fa-replay")
+        assert not tab.problems, tab.problems
+    finally:
+        tab.context.close()

@@ -8,10 +8,10 @@ document.addEventListener("DOMContentLoaded", () => {
   button.addEventListener("click", async () => {
     try {
       await navigator.clipboard.writeText(field.value);
-      status.textContent = "Copied.";
+      status.textContent = button.dataset.copied; // (the page's language)
     } catch {
       field.select(); // no clipboard access (an insecure page, say): selected for Ctrl-C
-      status.textContent = "Selected: press Ctrl-C (or ⌘-C) to copy.";
+      status.textContent = button.dataset.selected;
     }
   });
 });

@@ -7,15 +7,25 @@
   const data = JSON.parse(root.dataset.frames);
   const names = JSON.parse(root.dataset.names);
   const SUITS = { C: "♣", D: "♦", H: "♥", S: "♠" };
-  const SUIT_NAMES = { C: "clubs", D: "diamonds", H: "hearts", S: "spades" };
-  const RANK_NAMES = { T: "10", J: "jack", Q: "queen", K: "king", A: "ace" };
+  // Words in the page's language (Django's JavaScript catalog, loaded before this file).
+  const fmt = (format, values) => interpolate(format, values, true);
+  const persian = document.documentElement.lang.startsWith("fa");
+  const num = (n) => (persian ? String(n).replace(/[0-9]/g, (d) => "۰۱۲۳۴۵۶۷۸۹"[d]) : String(n));
+  const list = (items) => items.map(num).join(gettext(", "));
+  const rtl = document.documentElement.dir === "rtl";
+  const isolate = (text) => (rtl ? "\u2066" + text + "\u2069" : text);  // cards, left to right
+  const SUIT_NAMES = { C: gettext("clubs"), D: gettext("diamonds"), H: gettext("hearts"), S: gettext("spades") };
+  const RANK_NAMES = { T: "10", J: gettext("jack"), Q: gettext("queen"), K: gettext("king"), A: gettext("ace") };
+  const DIRECTIONS = { left: gettext("left"), right: gettext("right"), across: gettext("across"), hold: gettext("hold") };
+  const NOTES = { passed: gettext("passed"), received: gettext("received") };
+  const FAULTS = { timeout: gettext("timeout"), crash: gettext("crash"), illegal: gettext("illegal"), protocol: gettext("protocol"), memory: gettext("memory") };
   const order = "23456789TJQKA";
   let hand = 0, step = 0, timer = null;
 
   const handSelect = document.getElementById("hand");
   data.hands.forEach((h, i) => {
     const option = document.createElement("option");
-    option.value = i; option.textContent = `${i + 1}${h.void ? " (void)" : ""}`;
+    option.value = i; option.textContent = num(i + 1) + (h.void ? gettext(" (void)") : "");
     handSelect.appendChild(option);
   });
 
@@ -27,10 +37,11 @@
     const span = document.createElement("span");
     span.className = "card" + ("HD".includes(text[1]) ? " red" : "") + (note ? " " + note : "");
     span.textContent = face(text);
+    span.dir = "ltr";  // "A♦" reads the same on a right-to-left page
     span.dataset.card = text;
-    const spoken = `${RANK_NAMES[text[0]] || text[0]} of ${SUIT_NAMES[text[1]]}`;
+    const spoken = fmt(gettext("%(rank)s of %(suit)s"), { rank: RANK_NAMES[text[0]] || text[0], suit: SUIT_NAMES[text[1]] });
     span.setAttribute("role", "img");
-    span.setAttribute("aria-label", note ? `${spoken} (${note})` : spoken);
+    span.setAttribute("aria-label", note ? `${spoken} (${NOTES[note]})` : spoken);
     return span;
   }
   function sortCards(cards) {
@@ -58,12 +69,12 @@
       box.dataset.seat = seat;
       if (complete && trick.winner === seat) box.classList.add("winner");
       const title = document.createElement("h3");
-      title.textContent = `${names[seat]} · seat ${seat} · `;
+      title.textContent = fmt(gettext("%(name)s · seat %(seat)s · "), { name: names[seat], seat: num(seat) });
       const points = document.createElement("span");
       points.className = "points";
-      points.textContent = `${taken[seat]} points`;
+      points.textContent = fmt(gettext("%(points)s points"), { points: num(taken[seat]) });
       title.appendChild(points);
-      if (complete && trick.winner === seat) title.append(" · takes the trick");
+      if (complete && trick.winner === seat) title.append(gettext(" · takes the trick"));
       box.appendChild(title);
       const cards = document.createElement("div");
       cards.className = "cards";
@@ -80,14 +91,14 @@
       if (passing) {
         const note = document.createElement("p");
         note.className = "pass-note";
-        note.textContent = `passes ${(h.passes[seat] || []).map(face).join(" ")} to ${names[h.pass_to[seat]]}`;
+        note.textContent = fmt(gettext("passes %(cards)s to %(name)s"), { cards: isolate((h.passes[seat] || []).map(face).join(" ")), name: names[h.pass_to[seat]] });
         box.appendChild(note);
       }
       const faults = (data.faults && data.faults[seat]) || [];
       if (faults.length) {
         const f = document.createElement("p");
         f.className = "fault";
-        f.textContent = `⚠ ${faults.length} fault(s): ` + faults.map((x) => `${x.class} in hand ${x.hand}`).join("; ");
+        f.textContent = "⚠ " + fmt(gettext("%(count)s fault(s): "), { count: num(faults.length) }) + faults.map((x) => fmt(gettext("%(kind)s in hand %(hand)s"), { kind: FAULTS[x.class] || x.class, hand: num(x.hand) })).join("; ");
         box.appendChild(f);
       }
       table.appendChild(box);
@@ -95,7 +106,7 @@
     const centre = document.createElement("div");
     centre.className = "trick";
     centre.setAttribute("role", "group");
-    centre.setAttribute("aria-label", "Cards on the table");
+    centre.setAttribute("aria-label", gettext("Cards on the table"));
     inTrick.forEach(([s, c]) => {
       const item = card(c);
       item.title = names[s];
@@ -109,15 +120,16 @@
       centre.appendChild(slot);
     });
     table.appendChild(centre);
-    let text = `Hand ${hand + 1}, `;
-    if (passing) text += `passing ${h.pass_direction}`;
-    else if (played === 0) text += h.passes ? `after passing ${h.pass_direction}` : "no passing";
-    else text += `trick ${trickIndex + 1}, card ${inTrick.length} of ${data.players}`;
-    if (complete && trick.winner !== null) text += ` — ${names[trick.winner]} takes it`;
-    if (complete && trick.winner === null) text += " — every card cancelled: nobody takes it";
+    const direction = DIRECTIONS[h.pass_direction] || h.pass_direction;
+    let text = fmt(gettext("Hand %(hand)s, "), { hand: num(hand + 1) });
+    if (passing) text += fmt(gettext("passing %(direction)s"), { direction });
+    else if (played === 0) text += h.passes ? fmt(gettext("after passing %(direction)s"), { direction }) : gettext("no passing");
+    else text += fmt(gettext("trick %(trick)s, card %(card)s of %(players)s"), { trick: num(trickIndex + 1), card: num(inTrick.length), players: num(data.players) });
+    if (complete && trick.winner !== null) text += fmt(gettext(" — %(name)s takes it"), { name: names[trick.winner] });
+    if (complete && trick.winner === null) text += gettext(" — every card cancelled: nobody takes it");
     if (step === lastStep(h)) {
-      text += `. Scores ${h.scores.join(", ")}; totals ${h.totals.join(", ")}`;
-      if (h.shooter !== null) text += ` — ${names[h.shooter]} shot the moon!`;
+      text += fmt(gettext(". Scores %(scores)s; totals %(totals)s"), { scores: list(h.scores), totals: list(h.totals) });
+      if (h.shooter !== null) text += fmt(gettext(" — %(name)s shot the moon!"), { name: names[h.shooter] });
     }
     const status = document.getElementById("status");
     status.textContent = text;
@@ -134,9 +146,9 @@
   }
   function toggle() {
     const button = document.getElementById("play");
-    if (timer) { clearInterval(timer); timer = null; button.textContent = "▶ Play"; button.setAttribute("aria-label", "Play"); return; }
+    if (timer) { clearInterval(timer); timer = null; button.textContent = "▶ " + gettext("Play"); button.setAttribute("aria-label", gettext("Play")); return; }
     timer = setInterval(() => go(1), 700);
-    button.textContent = "⏸ Pause"; button.setAttribute("aria-label", "Pause");
+    button.textContent = "⏸ " + gettext("Pause"); button.setAttribute("aria-label", gettext("Pause"));
   }
   document.getElementById("next").addEventListener("click", () => go(1));
   document.getElementById("prev").addEventListener("click", () => go(-1));
@@ -146,8 +158,9 @@
   document.addEventListener("keydown", (event) => {
     const tag = event.target.tagName;
     if (tag === "SELECT" || tag === "INPUT" || tag === "TEXTAREA" || event.altKey || event.ctrlKey || event.metaKey) return;
-    if (event.key === "ArrowRight") { go(1); event.preventDefault(); }
-    if (event.key === "ArrowLeft") { go(-1); event.preventDefault(); }
+    // The arrow pointing the way the page reads steps forward: → in English, ← in Persian.
+    if (event.key === "ArrowRight") { go(rtl ? -1 : 1); event.preventDefault(); }
+    if (event.key === "ArrowLeft") { go(rtl ? 1 : -1); event.preventDefault(); }
     if (event.key === " " && tag !== "BUTTON" && tag !== "A") { toggle(); event.preventDefault(); }
     if (event.key === "Home") { hand = 0; step = 0; render(); event.preventDefault(); }
   });
