@@ -11,7 +11,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from rest_framework.test import APIClient
 
 from arena import services
-from arena.models import Bot, BotVersion, Ladder, LadderEntry, Match
+from arena.models import Bot, BotVersion, Ladder, LadderEntry, Match, Tournament
 from engine.record import verify
 from tests.arena.live import synthetic_history
 
@@ -353,3 +353,20 @@ def test_the_owner_edits_and_retires_a_bot_and_a_new_version_brings_it_back() ->
     services.version_validate(version_id=BotVersion.objects.get(number=2).pk)
     back = APIClient().get(f"/api/bots/{bot['id']}/").json()
     assert back["retired_at"] is None and back["active_version"] == 2
+
+
+def test_a_tournament_with_bad_settings_is_a_400_naming_the_field() -> None:
+    from django.contrib.auth import get_user_model
+
+    staff = _signed_in("boss")
+    get_user_model().objects.filter(username="boss").update(is_staff=True)
+    body = {"name": "Test", "format": "match_test", "bots": ["low", "heuristic"]}
+    for params, field in (({"elo1": "lots"}, "params"), ({"alpha": 0.7}, "params"),
+                          ({"speed": 2}, "params")):  # fmt: skip
+        refused = staff.post("/api/tournaments/", {**body, "params": params}, format="json")
+        assert refused.status_code == 400 and field in refused.json(), refused.json()
+    refused = staff.post("/api/tournaments/", {**body, "format": "round_robin",
+                         "bots": ["low", "heuristic", "random", "montecarlo"],
+                         "params": {"elo1": 10}}, format="json")  # fmt: skip
+    assert refused.status_code == 400 and "params" in refused.json()
+    assert not Tournament.objects.exists()

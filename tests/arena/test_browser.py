@@ -532,3 +532,21 @@ def test_replay_in_persian_steps_by_keyboard_the_way_the_page_reads(
         assert not tab.problems, tab.problems
     finally:
         tab.context.close()
+
+
+def test_owner_pages_in_persian_pass_axe(browser: Any, server: Server, world: World) -> None:
+    tab = Tab(browser, server, DESKTOP, locale="fa-IR")
+    try:
+        tab.open("/login/")
+        page = tab.page
+        page.locator("#id_username").fill(world.owner)
+        page.locator("#id_password").fill(PASSWORD)
+        page.get_by_role("button", name="ورود").click()
+        page.wait_for_url("**/account/")
+        for path in [*OWNER_PAGES.values(), f"/bots/{world.bot}/upload/", f"/bots/{world.bot}/"]:
+            tab.open(path)
+            assert page.evaluate("document.documentElement.dir") == "rtl", path
+            assert _axe_violations(page) == [], path
+        assert not tab.problems, tab.problems
+    finally:
+        tab.context.close()
