@@ -75,6 +75,10 @@ def test_the_switcher_is_remembered_in_a_cookie_and_with_a_signed_in_user() -> N
     assert '<html lang="en" dir="ltr">' in browser.get("/account/").content.decode()
     # the API keeps its own words (a program reads them), whatever the pages speak
     assert browser.get("/api/bots/999/").json() == {"detail": ["No Bot matches the given query."]}
+    persian_api = Client(HTTP_ACCEPT_LANGUAGE="fa")
+    persian_api.cookies["django_language"] = "fa"
+    refused = persian_api.post("/api/users/", {"username": "x"})
+    assert refused.json()["password"] == ["This field is required."]
 
 
 def test_the_catalog_is_complete_and_its_compiled_form_matches(tmp_path: Path) -> None:
