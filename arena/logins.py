@@ -18,6 +18,7 @@ from typing import Any
 
 from django.conf import settings
 from django.core.cache import cache
+from django.utils.translation import ngettext
 
 logger = logging.getLogger(__name__)
 
@@ -69,7 +70,10 @@ def login_succeeded(username: str, address: str) -> None:
 def too_many_message(wait: int) -> str:
     """What both doors answer while a username is locked out."""
     minutes = max(1, math.ceil(wait / 60))
-    return (
-        f"too many failed log-ins for this username from your address; try again in "
-        f"{minutes} minute{'s' if minutes != 1 else ''}"
-    )
+    return ngettext(
+        "too many failed log-ins for this username from your address; try again in "
+        "%(minutes)s minute",
+        "too many failed log-ins for this username from your address; try again in "
+        "%(minutes)s minutes",
+        minutes,
+    ) % {"minutes": minutes}

@@ -20,6 +20,7 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models import F, Max, Q
 from django.utils import timezone
+from django.utils.translation import gettext
 
 import engine
 from arena.models import (
@@ -89,7 +90,7 @@ def _enqueue(task_name: str, *args: Any, **options: Any) -> None:
 def user_create(*, username: str, password: str) -> Any:
     User = get_user_model()
     if User.objects.filter(username__iexact=username).exists():
-        raise ValidationError({"username": "that username is taken"})
+        raise ValidationError({"username": gettext("that username is taken")})
     user = User(username=username)
     user.set_password(password)
     user.full_clean(exclude=["password"])
@@ -116,9 +117,11 @@ def bot_create(
     """A new bot. ``join_ladders``: the ladders it enters when its first version becomes
     active (None: the ``standard`` ladder; an empty list: none)."""
     if name.lower() in BUILTIN:
-        raise ValidationError({"name": f"{name!r} is the name of a built-in bot"})
+        raise ValidationError(
+            {"name": gettext("%(name)s is the name of a built-in bot") % {"name": repr(name)}}
+        )
     if Bot.objects.filter(name__iexact=name).exists():
-        raise ValidationError({"name": "a bot of that name exists"})
+        raise ValidationError({"name": gettext("a bot of that name exists")})
     bot = Bot(owner=owner, name=name, description=clean_text(description))
     bot.full_clean()
     bot.save()
@@ -179,7 +182,7 @@ def version_upload(*, bot: Bot, user: Any, filename: str, data: bytes) -> BotVer
         raise PermissionError("only the bot's owner uploads versions")
     filename = clean_text(Path(filename).name)
     if len(filename) > BotVersion._meta.get_field("filename").max_length:  # type: ignore[operator]
-        raise UploadError("the file name is longer than 128 characters; rename the file")
+        raise UploadError(gettext("the file name is longer than 128 characters; rename the file"))
     check_upload(filename, data)
     Bot.objects.select_for_update().get(pk=bot.pk)  # numbers are given out one at a time
     number = (bot.versions.aggregate(n=Max("number"))["n"] or 0) + 1
@@ -273,7 +276,8 @@ def match_create(
     ruleset = RuleSet.from_spec(rules)
     if len(seats) != ruleset.players:
         raise ValidationError(
-            {"seats": f"these rules seat {ruleset.players} players, not {len(seats)}"}
+            {"seats": gettext("these rules seat %(players)s players, not %(seats)s")
+             % {"players": ruleset.players, "seats": len(seats)}}
         )
     match = Match.objects.create(
         kind=kind, rules=ruleset.to_spec(), hands=hands, ladder=ladder, requested_by=requested_by,
@@ -304,17 +308,18 @@ def rules_within_bounds(rules: Any, *, hands: int | None, max_hands: int) -> Any
 
     ruleset = RuleSet.from_spec(rules)
     if hands is not None and not 1 <= hands <= max_hands:
-        raise ValidationError({"hands": f"from 1 to {max_hands} hands; not {hands}"})
+        raise ValidationError({"hands": gettext("from 1 to %(most)s hands; not %(hands)s")
+                              % {"most": max_hands, "hands": hands}})  # fmt: skip
     if ruleset.target > MAX_TARGET:
         raise ValidationError(
-            {"rules": f"a target of {ruleset.target} points is over the limit of "
-                      f"{MAX_TARGET}"}
+            {"rules": gettext("a target of %(target)s points is over the limit of %(limit)s")
+                      % {"target": ruleset.target, "limit": MAX_TARGET}}
         )  # fmt: skip
     points = [*ruleset.heart_points, ruleset.queen_points, ruleset.jd_bonus, ruleset.moon_amount]
     if any(abs(p) > MAX_CARD_POINTS for p in points):
         raise ValidationError(
-            {"rules": f"card points, the JD bonus and the moon are limited to "
-                      f"-{MAX_CARD_POINTS} to {MAX_CARD_POINTS}"}
+            {"rules": gettext("card points, the JD bonus and the moon are limited to "
+                              "-%(limit)s to %(limit)s") % {"limit": MAX_CARD_POINTS}}
         )  # fmt: skip
     return ruleset
 
@@ -335,8 +340,8 @@ def challenge_create(
     ).count()
     if open_now >= limit:
         raise ValidationError(
-            f"you have {open_now} challenges queued or running; the limit is {limit}: "
-            "ask again when one has finished"
+            gettext("you have %(open)s challenges queued or running; the limit is %(limit)s: "
+                    "ask again when one has finished") % {"open": open_now, "limit": limit}
         )
     return match_create(
         kind=Match.Kind.CHALLENGE, seats=seats, rules=ruleset, hands=hands, requested_by=user

@@ -33,6 +33,7 @@ from typing import Any, BinaryIO
 from django.core.exceptions import RequestDataTooBig
 from django.core.files.uploadhandler import FileUploadHandler
 from django.http.multipartparser import MultiPartParserError
+from django.utils.translation import gettext
 
 MAX_UPLOAD = 1024 * 1024  # bytes, as uploaded
 MAX_ENTRIES = 100
@@ -78,6 +79,11 @@ class UploadError(ValueError):
     """The upload is refused; the message says why and what to send instead."""
 
 
+def _say(message: str, **values: Any) -> str:
+    """``message`` in the request's language (the pages'; the API's is English), filled in."""
+    return gettext(message) % values if values else gettext(message)
+
+
 def read_upload(file: BinaryIO) -> bytes:
     """An uploaded file's bytes, never more than one past the limit (enough to refuse it).
 
@@ -89,11 +95,12 @@ def read_upload(file: BinaryIO) -> bytes:
 
 def _decoded(name: str, data: bytes) -> str:
     if len(data) > MAX_SOURCE:
-        raise UploadError(f"{name} is {len(data)} bytes of Python; the limit is {MAX_SOURCE}")
+        raise UploadError(_say("%(name)s is %(size)s bytes of Python; the limit is %(limit)s",
+                                name=name, size=len(data), limit=MAX_SOURCE))  # fmt: skip
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError:
-        raise UploadError(f"{name} is not UTF-8 text") from None
+        raise UploadError(_say("%(name)s is not UTF-8 text", name=name)) from None
 
 
 def check_sources(sources: list[tuple[str, str]]) -> None:
@@ -117,71 +124,82 @@ def check_sources(sources: list[tuple[str, str]]) -> None:
             capture_output=True, text=True, timeout=CHECK_SECONDS * 2, env={},
         )  # fmt: skip
     except subprocess.TimeoutExpired:
-        raise UploadError(f"the code took more than {CHECK_SECONDS * 2} s to check") from None
+        raise UploadError(_say("the code took more than %(seconds)s s to check",
+                                seconds=CHECK_SECONDS * 2)) from None  # fmt: skip
     if done.returncode != 0:  # killed at a limit (CPU, memory) before it could say why
-        raise UploadError("the code is too large or too deeply nested to check")
+        raise UploadError(_say("the code is too large or too deeply nested to check"))
     if not done.stdout.strip():
         return
     problem = json.loads(done.stdout)
     name = problem["name"]
     if "nested" in problem:
-        raise UploadError(f"{name} is nested too deeply to compile ({problem['nested']})")
+        raise UploadError(_say("%(name)s is nested too deeply to compile (%(why)s)", name=name,
+                                why=problem["nested"]))  # fmt: skip
     if problem.get("line"):
-        raise UploadError(f"{name}: syntax error on line {problem['line']}: {problem['msg']}")
+        raise UploadError(_say("%(name)s: syntax error on line %(line)s: %(why)s", name=name,
+                                line=problem["line"], why=problem["msg"]))  # fmt: skip
     raise UploadError(f"{name}: {problem['msg']}")
 
 
 def check_upload(filename: str, data: bytes) -> str:
     """``"py"`` or ``"zip"`` for an acceptable upload; :class:`UploadError` otherwise."""
     if not data:
-        raise UploadError("the file is empty")
+        raise UploadError(_say("the file is empty"))
     if len(data) > MAX_UPLOAD:
-        raise UploadError(f"the file is {len(data)} bytes; the limit is {MAX_UPLOAD}")
+        raise UploadError(_say("the file is %(size)s bytes; the limit is %(limit)s", size=len(data),
+                                limit=MAX_UPLOAD))  # fmt: skip
     lower = filename.lower()
     if lower.endswith(".py"):
         check_sources([(filename, _decoded(filename, data))])
         return "py"
     if not lower.endswith(".zip"):
-        raise UploadError(f"upload a .py file or a .zip with bot.py at its root, not {filename!r}")
+        raise UploadError(_say("upload a .py file or a .zip with bot.py at its root, not %(name)s",
+                                name=repr(filename)))  # fmt: skip
     try:
         archive = zipfile.ZipFile(io.BytesIO(data))
         entries = archive.infolist()
     except _ZIP_ERRORS:
-        raise UploadError(f"{filename} is not a readable zip archive") from None
+        raise UploadError(_say("%(name)s is not a readable zip archive", name=filename)) from None
     if len(entries) > MAX_ENTRIES:
-        raise UploadError(f"the zip holds {len(entries)} entries; the limit is {MAX_ENTRIES}")
+        raise UploadError(_say("the zip holds %(count)s entries; the limit is %(limit)s",
+                                count=len(entries), limit=MAX_ENTRIES))  # fmt: skip
     total = 0
     names = set()
     sources = []
     for entry in entries:
         path = PurePosixPath(entry.filename.replace("\\", "/"))
         if path.is_absolute() or ".." in path.parts or entry.filename.startswith("/"):
-            raise UploadError(f"the zip entry {entry.filename!r} points outside the archive")
+            raise UploadError(_say("the zip entry %(name)s points outside the archive",
+                                    name=repr(entry.filename)))  # fmt: skip
         if stat.S_ISLNK(entry.external_attr >> 16):
-            raise UploadError(f"the zip entry {entry.filename!r} is a link; links are refused")
+            raise UploadError(_say("the zip entry %(name)s is a link; links are refused",
+                                    name=repr(entry.filename)))  # fmt: skip
         if len(entry.filename) > MAX_PATH or len(path.parts) > MAX_DEPTH:
-            raise UploadError(
-                f"the zip entry {entry.filename[:40]!r}… is too deep or too long a path; the "
-                f"limits are {MAX_DEPTH} folders and {MAX_PATH} characters"
-            )
+            raise UploadError(_say(
+                "the zip entry %(name)s… is too deep or too long a path; the limits are "
+                "%(depth)s folders and %(length)s characters",
+                name=repr(entry.filename[:40]), depth=MAX_DEPTH, length=MAX_PATH,
+            ))  # fmt: skip
         if entry.filename in names:
-            raise UploadError(f"the zip holds {entry.filename!r} twice")
+            raise UploadError(_say("the zip holds %(name)s twice", name=repr(entry.filename)))
         remaining = MAX_UNCOMPRESSED - total
         try:
             with archive.open(entry) as handle:
                 content = handle.read(remaining + 1)  # never inflate past the cap
         except _ZIP_ERRORS as exc:
-            raise UploadError(
-                f"the zip entry {entry.filename!r} cannot be read ({type(exc).__name__})"
-            ) from None
+            raise UploadError(_say(
+                "the zip entry %(name)s cannot be read (%(why)s)",
+                name=repr(entry.filename), why=type(exc).__name__,
+            )) from None  # fmt: skip
         total += len(content)
         if total > MAX_UNCOMPRESSED:
-            raise UploadError(f"the zip unpacks to more than {MAX_UNCOMPRESSED} bytes")
+            raise UploadError(_say("the zip unpacks to more than %(limit)s bytes",
+                                   limit=MAX_UNCOMPRESSED))  # fmt: skip
         if entry.filename.endswith(".py"):
             sources.append((entry.filename, _decoded(entry.filename, content)))
         names.add(entry.filename)
     if "bot.py" not in names:
-        raise UploadError("the zip has no bot.py at its root")
+        raise UploadError(_say("the zip has no bot.py at its root"))
     check_sources(sources)
     return "zip"
 

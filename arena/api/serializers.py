@@ -8,6 +8,7 @@ from typing import Any
 from django.contrib.auth import get_user_model
 from django.contrib.auth.password_validation import validate_password
 from django.core.exceptions import ValidationError as DjangoValidationError
+from django.utils.translation import gettext
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
@@ -57,7 +58,9 @@ class SeatField(serializers.Field):  # type: ignore[type-arg]
                 return data
             if _ID_TEXT.fullmatch(data):
                 return int(data)
-        raise serializers.ValidationError(f"{str(data)[:40]!r} is neither a bot id nor a built-in")
+        raise serializers.ValidationError(
+            gettext("%(seat)s is neither a bot id nor a built-in") % {"seat": repr(str(data)[:40])}
+        )
 
     def to_representation(self, value: Any) -> Any:
         return value
@@ -274,7 +277,9 @@ class ChallengeSerializer(serializers.Serializer):
             elif isinstance(item, int):  # (SeatField took only ids and built-in names)
                 version = active_version(item)
                 if version is None or version.bot.disabled:
-                    raise serializers.ValidationError(f"bot {item} has no active version")
+                    raise serializers.ValidationError(
+                        gettext("bot %(id)s has no active version") % {"id": item}
+                    )
                 seats.append(SeatSpec(version=version))
             else:
                 raise serializers.ValidationError(f"{item!r} is neither a bot id nor a built-in")

@@ -96,3 +96,23 @@ def test_the_catalog_is_complete_and_its_compiled_form_matches(tmp_path: Path) -
             assert gettext.GNUTranslations(a)._catalog == gettext.GNUTranslations(b)._catalog, (
                 f"{domain}.mo is stale: cd arena && python ../manage.py compilemessages"
             )
+
+
+def test_a_persian_form_says_what_is_wrong_in_persian_and_the_api_in_english() -> None:
+    services.user_create(username="taken", password="a long passphrase")
+    page = _persian().post("/signup/", {"username": "taken", "password": "a long passphrase"})
+    assert page.status_code == 400
+    assert "این نام کاربری گرفته شده است" in page.content.decode()
+    api = Client(HTTP_ACCEPT_LANGUAGE="fa").post(
+        "/api/users/", {"username": "taken", "password": "a long passphrase"}
+    )
+    assert api.json() == {"username": ["that username is taken"]}
+    user = services.user_create(username="ada", password="a long passphrase")
+    client = _persian()
+    client.force_login(user)
+    bot = services.bot_create(owner=user, name="ada-bot")
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    refused = client.post(f"/bots/{bot.pk}/upload/",
+                          {"file": SimpleUploadedFile("bot.py", b"def (:\n")})  # fmt: skip
+    assert "bot.py: خطای نحوی در سطر 1:" in refused.content.decode()
