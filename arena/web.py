@@ -240,7 +240,7 @@ def bot_page(request: HttpRequest, bot_id: int) -> HttpResponse:
     series: dict[str, list[Point]] = {}
     for entry_id, at, rating, low, high, count in points:
         series.setdefault(ladder_of[entry_id], []).append(Point(at, rating, low, high, count))
-    chart = rating_history_svg(series, title=f"Rating history of {bot.name}")
+    chart = rating_history_svg(series, title=_("Rating history of %(name)s") % {"name": bot.name})
     context = {
         "bot": bot, "versions": versions, "owner": owner, "matches": matches, "logs": logs,
         "ratings": ratings, "chart": mark_safe(chart),  # built from numbers and escaped names
