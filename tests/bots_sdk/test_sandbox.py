@@ -179,7 +179,7 @@ def test_the_first_decision_is_charged_like_the_others(backend: str, tmp_path: P
             seat, kind = state.current, "pass" if state.phase is Phase.PASS else "play"
             view = View.from_observation(state.observation(seat))
             if seat == 0:
-                answer = player.decide(kind, view, 1.0)
+                answer = player.decide(kind, view, 10.0)  # (the charge is measured, not the limit)
                 assert isinstance(answer, Answer), answer
                 charged.append(answer.cpu if answer.cpu is not None else answer.seconds)
                 action = answer.action

@@ -64,9 +64,10 @@ def _report(game: GameResult, seat: int, word: str) -> list[str]:
 def test_children_computing_while_the_bot_waits_are_charged_to_its_clock() -> None:
     game = _match([_bot("children_cpu"), "low", "random", "heuristic"], clock=TimeControl(0.1, 0.2))
     faults = game.seats[0].faults
-    timeouts = [f for f in faults if f["class"] == "timeout"]
+    # On a loaded host a decision may first run out of wall time before its children have
+    # had the CPU; the clock then charges them at the next: some timeout counts them.
+    timeouts = [f for f in faults if f["class"] == "timeout" and "all its processes" in f["detail"]]
     assert timeouts, faults
-    assert "all its processes" in timeouts[0]["detail"]
     detail = timeouts[0]["detail"]  # "used X s of CPU (all its processes), allowed Y s"
     used = float(detail.split("used ")[1].split(" s")[0])
     allowed = float(detail.split("allowed ")[1].split(" s")[0])
@@ -89,7 +90,7 @@ def test_without_cgroups_the_clock_still_counts_every_process(without_cgroups: N
     assert not cgroups.support().ok
     game = _match([_bot("children_cpu"), "low", "random", "heuristic"], clock=TimeControl(0.1, 0.2))
     timeouts = [f for f in game.seats[0].faults if f["class"] == "timeout"]
-    assert timeouts and "all its processes" in timeouts[0]["detail"], game.seats[0].faults
+    assert any("all its processes" in f["detail"] for f in timeouts), game.seats[0].faults
 
 
 def test_sleeping_past_its_time_is_a_timeout_though_it_uses_no_cpu() -> None:
