@@ -32,7 +32,6 @@ from arena.selectors import active_version
 from arena.text import clean_text
 from bots_sdk.builtin import BUILTIN
 from bots_sdk.stats import mean_ci, points_floor
-from engine.rules import RuleSet
 
 log = logging.getLogger(__name__)
 MATCH_TEST_DEFAULTS = {"elo0": 0.0, "elo1": 50.0, "alpha": 0.05, "beta": 0.05, "max_deals": 400}
@@ -94,8 +93,8 @@ def tournament_create(
     ruleset = services.rules_within_bounds(
         rules, hands=hands_per_table, max_hands=services.TOURNAMENT_MAX_HANDS
     )
-    if ruleset.players != table_size:
-        ruleset = RuleSet.from_preset(ruleset.preset, players=table_size)
+    if ruleset.players != table_size:  # (keeping every other setting chosen)
+        ruleset = ruleset.with_players(table_size)
     if format == Tournament.Format.MATCH_TEST:
         if len(bots) != 2:
             raise ValidationError({"bots": "a match test is between exactly two bots"})

@@ -61,7 +61,7 @@ def _random(rules_spec: str, seed: int, players: int | None, moves_seed: int | N
         spec: Any = json.loads(rules_spec) if rules_spec.lstrip().startswith("{") else rules_spec
         rules = RuleSet.from_spec(spec)
         if players is not None:
-            rules = RuleSet.from_preset(rules.preset, players=players)
+            rules = rules.with_players(players)
     except (RulesError, json.JSONDecodeError) as exc:
         print(f"engine: {exc}", file=sys.stderr)
         return 2

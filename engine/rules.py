@@ -208,6 +208,32 @@ class RuleSet:
         data.pop("_derived", None)
         return {k: list(v) if isinstance(v, tuple) else v for k, v in data.items()}
 
+    def with_players(self, players: int) -> RuleSet:
+        """The same rules at a table of ``players``: every setting chosen for them is kept,
+        and what the player count decides (the removed cards or the kitty, and the pass cycle
+        unless one was chosen that still fits) comes from that count's table.
+
+        >>> rules = RuleSet.from_spec({"preset": "standard", "target": 50})
+        >>> five = rules.with_players(5)
+        >>> five.players, five.target, five.removed
+        (5, 50, ('2C', '2D'))
+        >>> across = RuleSet.from_spec({"preset": "standard", "pass_cycle": ["across"]})
+        >>> across.with_players(3).pass_cycle  # nobody sits across at three: the table's
+        ('left', 'right')
+        """
+        if players == self.players:
+            return self
+        spec = self.to_spec()
+        chosen = {} if isinstance(spec, str) else {k: v for k, v in spec.items() if k != "preset"}
+        chosen = {k: v for k, v in chosen.items() if k not in ("players", "removed", "kitty")}
+        try:
+            return RuleSet.from_preset(self.preset, **chosen, players=players)
+        except RulesError:
+            if "pass_cycle" not in chosen:
+                raise
+            chosen.pop("pass_cycle")  # one that cannot be played at this count: the table's
+            return RuleSet.from_preset(self.preset, **chosen, players=players)
+
     def with_overrides(self, **overrides: Any) -> RuleSet:
         """A copy with some settings changed (no player-count table applied)."""
         return replace(self, **{key: _coerce(key, value) for key, value in overrides.items()})

@@ -256,3 +256,15 @@ def test_a_tournament_that_cannot_advance_ends_failed_with_the_reason_and_the_ti
     tournaments.tournaments_tick()  # a failed tournament is left alone
     broken.refresh_from_db()
     assert broken.status == Tournament.Status.FAILED
+
+
+def test_tables_of_another_size_keep_every_rule_chosen() -> None:
+    from engine.rules import RuleSet
+
+    tournament = tournaments.tournament_create(
+        name="three", format="round_robin", table_size=3, bots=BUILTINS,
+        rules={"preset": "standard", "target": 50, "jd_bonus": -10},
+    )  # fmt: skip
+    rules = RuleSet.from_spec(tournament.rules)
+    assert (rules.players, rules.target, rules.jd_bonus) == (3, 50, -10)
+    assert tournament.rules == {"preset": "standard", "players": 3, "target": 50, "jd_bonus": -10}

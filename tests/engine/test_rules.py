@@ -148,3 +148,32 @@ def test_rule_sets_are_frozen_and_hashable() -> None:
 
 def test_cancellation_leftovers_go_to_the_first_heart_trick() -> None:
     assert RuleSet.from_preset("cancellation", players=9).kitty_taker == "first_heart_trick"
+
+
+@pytest.mark.parametrize("preset", sorted(PRESETS))
+def test_changing_the_player_count_keeps_every_setting_chosen(preset: str) -> None:
+    from engine.rules import allowed_player_counts
+
+    chosen = RuleSet.from_spec({"preset": preset, "target": 57, "jd_bonus": -7})
+    for players in allowed_player_counts(preset):
+        moved = chosen.with_players(players)
+        assert (moved.players, moved.target, moved.jd_bonus) == (players, 57, -7)
+        # what the count decides comes from its table, as for the preset itself
+        table = RuleSet.from_preset(preset, players=players)
+        assert (moved.removed, moved.kitty) == (table.removed, table.kitty)
+        assert RuleSet.from_spec(moved.to_spec()) == moved  # and it round-trips
+
+
+def test_the_engine_command_keeps_the_settings_when_the_players_change() -> None:
+    import json
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, "-m", "engine", "random", "--players", "5", "--seed", "3",
+         "--rules", '{"preset": "standard", "target": 50}'],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    record = json.loads(done.stdout)
+    assert record["rules"] == {"preset": "standard", "players": 5, "target": 50}
