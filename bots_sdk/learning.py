@@ -317,15 +317,20 @@ class HeartsEnv(AECEnv):  # type: ignore[misc]  # (PettingZoo ships no type info
 
     def render(self) -> str | None:
         """``ansi``: the table as text; ``human``: printed too."""
-        if self.render_mode is None or self._table is None:
-            return None
-        text = _describe(self.game)
-        if self.render_mode == "human":
-            print(text)
-        return text
+        return _render(self.render_mode, None if self._table is None else self.game)
 
     def close(self) -> None:
         self._table = None
+
+
+def _render(mode: str | None, game: GameState | None) -> str | None:
+    """Both environments' ``render``: nothing without a mode or a table."""
+    if mode is None or game is None:
+        return None
+    text = _describe(game)
+    if mode == "human":
+        print(text)
+    return text
 
 
 def _describe(game: GameState) -> str:
@@ -462,12 +467,7 @@ class SeatEnv(gymnasium.Env[Observation, np.int64]):
 
     def render(self) -> str | None:
         """``ansi``: the table as text; ``human``: printed too."""
-        if self.render_mode is None or self._table is None:
-            return None
-        text = _describe(self.game)
-        if self.render_mode == "human":
-            print(text)
-        return text
+        return _render(self.render_mode, None if self._table is None else self.game)
 
 
 __all__ = [

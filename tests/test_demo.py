@@ -19,7 +19,7 @@ _TOURNAMENT_DUE_NOW = (
     "from django.utils import timezone\n"
     "from arena.tournaments import tournament_create\n"
     "t = tournament_create(name='Demo cup', format='round_robin', hands_per_table=1,\n"
-    "                      bots=['random', 'low', 'heuristic', 'low'][:3] + ['montecarlo'],\n"
+    "                      bots=['random', 'low', 'heuristic', 'montecarlo'],\n"
     "                      starts_at=timezone.now())\n"
     "print(t.pk)\n"
 )

@@ -94,9 +94,11 @@ def _as_user(tmp_path: Path, *args: str, no_user_namespaces: bool = False):
     flags = ["--no-user-namespaces"] if no_user_namespaces else []
     env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(tmp_path),
            "BIDEL_PROBE_SECRET": "1", "PYTHONPATH": str(PROJECT_DIR)}  # fmt: skip
+    # The command a bot author types: the installed `bidel` (python -m bots_sdk where absent).
+    bidel = Path(sys.executable).with_name("bidel")
+    command = [str(bidel)] if bidel.exists() else [sys.executable, "-m", "bots_sdk"]
     return subprocess.run(
-        [sys.executable, str(AS_USER), *flags, "--",
-         sys.executable, "-m", "bots_sdk", *args],
+        [sys.executable, str(AS_USER), *flags, "--", *command, *args],
         cwd=tmp_path, env=env, capture_output=True, text=True, timeout=240,
     )  # fmt: skip
 
