@@ -149,6 +149,19 @@ def celery_worker(
         _stop_group(process)
 
 
+def purge_queues(*queues: str) -> int:
+    """Empty the broker's ``queues`` (messages an earlier test sent and no worker took), so
+    a test's workers do its own work only; the number of messages removed."""
+    removed = 0
+    with Celery("bidel-test-purge", set_as_current=False, broker=settings.CELERY_BROKER_URL,
+                broker_transport_options=settings.CELERY_BROKER_TRANSPORT_OPTIONS,
+                ).connection_for_write() as connection:  # fmt: skip
+        channel = connection.default_channel
+        for queue in queues:
+            removed += channel.queue_purge(queue) or 0
+    return removed
+
+
 def client_app(transport: Mapping[str, Any]) -> Celery:
     """A Celery client with the project's settings but the given broker/backend settings."""
     app = Celery("bidel-test-client", set_as_current=False)

@@ -19,7 +19,7 @@ from arena import jobs, services
 from arena.models import Ladder, LadderEntry, Match
 from engine.record import verify
 from tests.arena.live import sandbox_env, wait_until, worker_env
-from tests.support import celery_worker
+from tests.support import celery_worker, purge_queues
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -33,6 +33,7 @@ BOT = (
 @pytest.fixture
 def workers(settings: Any) -> Iterator[Callable[..., Any]]:
     settings.BIDEL_UNSAFE_NO_SANDBOX = sandbox_env()["BIDEL_UNSAFE_NO_SANDBOX"] == "1"
+    purge_queues("celery", "runner")
     with ExitStack() as stack:
 
         def start(**extra: str) -> Any:

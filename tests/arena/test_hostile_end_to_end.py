@@ -15,7 +15,7 @@ from rest_framework.test import APIClient
 
 from arena.models import BotVersion, Ladder, Match, MatchSeat
 from tests.arena.live import sandbox_env, wait_until, worker_env
-from tests.support import celery_worker
+from tests.support import celery_worker, purge_queues
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -57,6 +57,7 @@ def test_a_bot_writing_nul_is_validated_played_stored_and_shown(settings: Any) -
     client.credentials(HTTP_AUTHORIZATION=f"Token {token}")
     bot = client.post("/api/bots/", {"name": "noisy"}).json()["id"]
     name = f"hostile-{uuid.uuid4().hex[:6]}@test"
+    purge_queues("celery", "runner")
     with celery_worker(env=worker_env(), hostname=name, queues=["celery", "runner"]):
         for number, code in ((1, NOISY), (2, CRASHING)):
             upload = client.post(

@@ -26,7 +26,7 @@ from arena.models import BotVersion, Ladder, LadderEntry, Match
 from bots_sdk.jobs import run_job
 from engine.record import verify
 from tests.arena.live import sandbox_env, wait_until, worker_env
-from tests.support import PROJECT_DIR, celery_worker
+from tests.support import PROJECT_DIR, celery_worker, purge_queues
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -76,6 +76,7 @@ def _runner_env(**extra: str) -> dict[str, str]:
 def tiers(settings: Any) -> Iterator[tuple[Callable[..., Any], Callable[..., Any]]]:
     """Start platform workers (the ``celery`` queue) and runners (the ``runner`` queue)."""
     settings.BIDEL_UNSAFE_NO_SANDBOX = sandbox_env()["BIDEL_UNSAFE_NO_SANDBOX"] == "1"
+    purge_queues("celery", "runner")
     with ExitStack() as stack:
 
         def platform(**extra: str) -> Any:

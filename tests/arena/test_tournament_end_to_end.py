@@ -19,10 +19,10 @@ from django.conf import settings as django_settings
 from django.utils import timezone
 
 from arena import tournaments
-from arena.models import Match, Tournament
+from arena.models import Ladder, Match, Tournament
 from engine.record import replay
 from tests.arena.live import sandbox_env, wait_until, worker_env
-from tests.support import celery_beat, celery_worker, requires_redis
+from tests.support import celery_beat, celery_worker, purge_queues, requires_redis
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -34,6 +34,9 @@ FAST = {"TOURNAMENT_TICK_SECONDS": "1", "REAP_SECONDS": "1", "MATCH_LEASE_SECOND
 @pytest.fixture
 def processes(settings: Any, tmp_path: Path) -> Iterator[Any]:
     settings.BIDEL_UNSAFE_NO_SANDBOX = sandbox_env()["BIDEL_UNSAFE_NO_SANDBOX"] == "1"
+    purge_queues("celery", "runner")
+    # Tournaments only: the standard ladder's full games would take the workers' turns.
+    Ladder.objects.update(active=False)
     with ExitStack() as stack:
 
         class Start:
