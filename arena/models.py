@@ -7,6 +7,8 @@ from django.db import models
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
+from arena import formats
+
 
 def standard_rules() -> str:
     """The default rules spec (a callable: JSON defaults must not be shared objects)."""
@@ -157,13 +159,6 @@ class LadderEntry(models.Model):
 class Tournament(models.Model):
     """A fixed field of bots, a format, a start time, maybe a repeat schedule; one edition."""
 
-    class Format(models.TextChoices):
-        #: Every bot meets every other equally often (a balanced schedule).
-        ROUND_ROBIN = "round_robin", _("round robin")
-        #: Rounds of tables grouped by current standing, no repeat tables where avoidable.
-        SWISS = "swiss", _("Swiss")
-        #: Two bots head to head on duplicate deals until the SPRT decides.
-        MATCH_TEST = "match_test", _("match test")
     class Status(models.TextChoices):
         #: Waiting for ``starts_at`` (or a staff start).
         SCHEDULED = "scheduled", _("scheduled")
@@ -179,8 +174,8 @@ class Tournament(models.Model):
     name = models.CharField(max_length=100)
     #: The rules spec; its player count is the table size.
     rules = models.JSONField(default=standard_rules)
-    #: See :class:`Format`.
-    format = models.CharField(max_length=16, choices=Format.choices)
+    #: A registered format's name (:mod:`arena.formats`).
+    format = models.CharField(max_length=16, choices=formats.choices)
     #: Seats per table.
     table_size = models.PositiveSmallIntegerField(default=4)
     #: Games to the target per table (when ``hands_per_table`` is null).

@@ -3,12 +3,27 @@ how many matches are stored)."""
 
 from __future__ import annotations
 
+import statistics
+from collections import defaultdict
 from typing import Any
 
 from django.db.models import Count, OuterRef, Prefetch, QuerySet, Subquery
 from django.db.models.functions import Lower
 
-from arena.models import Bot, BotVersion, Ladder, LadderEntry, Match, MatchSeat, Rating, Tournament
+from arena import formats
+from arena.models import (
+    Bot,
+    BotVersion,
+    Ladder,
+    LadderEntry,
+    Match,
+    MatchSeat,
+    Rating,
+    Tournament,
+    TournamentEntry,
+)
+from arena.scheduling import SprtResult, head_to_head, standings_order
+from bots_sdk.stats import mean_ci, points_floor
 
 
 def active_version(bot_id: int) -> BotVersion | None:
@@ -164,3 +179,121 @@ def running_now() -> dict[str, int]:
             disabled=False, versions__status=BotVersion.Status.ACTIVE
         ).count(),
     }
+
+
+# --- tournaments ---------------------------------------------------------------------------
+
+
+def tournament_entries(tournament: Tournament) -> list[TournamentEntry]:
+    """The tournament's entries in entry order, with their bots."""
+    return list(tournament.entries.select_related("bot").order_by("pk"))
+
+
+def tournament_finished_seats(tournament: Tournament) -> list[MatchSeat]:
+    """Every seat of the tournament's finished matches, by match and seat."""
+    return list(
+        MatchSeat.objects.filter(match__tournament=tournament, match__status=Match.Status.FINISHED)
+        .select_related("match", "tournament_entry__bot", "version")
+        .order_by("match_id", "seat")
+    )
+
+
+def tournament_history(tournament: Tournament) -> list[list[str]]:
+    """The tables played so far (by entry id), one per (round, table)."""
+    tables: dict[tuple[int, int], set[str]] = defaultdict(set)
+    for round_number, table, entry in MatchSeat.objects.filter(
+        match__tournament=tournament
+    ).values_list("match__round", "match__table", "tournament_entry_id"):
+        tables[(round_number, table)].add(str(entry))
+    return [sorted(t) for t in tables.values()]
+
+
+def tournament_crosstable(tournament: Tournament) -> dict[tuple[int, int], tuple[int, int]]:
+    """:func:`arena.scheduling.head_to_head` over the tournament's finished matches, keyed by
+    tournament entry id."""
+    seats = MatchSeat.objects.filter(
+        match__tournament=tournament, match__status=Match.Status.FINISHED
+    ).values_list("match_id", "tournament_entry_id", "rank")
+    tables: dict[int, list[tuple[int, int]]] = defaultdict(list)
+    for match_id, entry_id, rank in seats:
+        tables[match_id].append((entry_id, rank))
+    return head_to_head(tables.values())
+
+
+def tournament_standings(tournament: Tournament) -> list[dict[str, Any]]:
+    """Per entry: points, mean points per hand with a 95% interval (paired by deal in the
+    duplicate format), matches, wins, faults; ranked by :func:`arena.scheduling.standings_order`."""
+    per_deal: dict[str, dict[tuple[int, int], list[int]]] = defaultdict(lambda: defaultdict(list))
+    points: dict[str, float] = defaultdict(float)
+    hands: dict[str, int] = defaultdict(int)
+    wins: dict[str, int] = defaultdict(int)
+    matches: dict[str, set[int]] = defaultdict(set)
+    faults: dict[str, int] = defaultdict(int)
+    labels: dict[str, tuple[TournamentEntry, Any]] = {}
+    for seat in tournament_finished_seats(tournament):
+        entry = seat.tournament_entry
+        if entry is None:
+            continue
+        key = str(entry.pk)
+        labels[key] = (entry, seat.version)
+        for number, score in enumerate(seat.hand_scores):
+            per_deal[key][(seat.match.seed, number)].append(score)
+        points[key] += sum(seat.hand_scores)
+        hands[key] += len(seat.hand_scores)
+        wins[key] += seat.rank == 0
+        matches[key].add(seat.match_id)  # (a bot in two seats of one match plays it once)
+        faults[key] += len(seat.faults)
+    rows = []
+    for key in standings_order(points, wins, hands):
+        values = (
+            [statistics.fmean(v) for v in per_deal[key].values()]
+            if tournament.duplicate
+            else [score for deal in per_deal[key].values() for score in deal]
+        )
+        mean, ci = mean_ci(values, floor=points_floor(values))
+        entry, version = labels[key]
+        rows.append(
+            {
+                "entry": entry.pk,
+                "bot": {"id": entry.bot_id, "name": entry.label},
+                "version": version.number if version else None,
+                "points": points[key],
+                "mean_points_per_hand": round(points[key] / max(hands[key], 1), 3),
+                "ci95": ci,
+                "hands": hands[key],
+                "matches": len(matches[key]),
+                "wins": wins[key],
+                "faults": faults[key],
+            }
+        )
+    rows = formats.get(tournament.format).standings(tournament, rows)
+    for rank, row in enumerate(rows, 1):
+        row["rank"] = rank
+    return rows
+
+
+def matches_per_table(tournament: Tournament) -> int:
+    """Matches a table plays in a round: its games, times its rotations when duplicate."""
+    rotations = tournament.table_size if tournament.duplicate else 1
+    return max(1, tournament.games_per_table) * rotations
+
+
+def tournament_progress(tournament: Tournament) -> dict[str, int]:
+    """Matches done and planned (the plan grows round by round when the format cannot know
+    it in advance: then it is the matches created so far)."""
+    done = tournament.matches.filter(
+        status__in=[Match.Status.FINISHED, Match.Status.FAILED]
+    ).count()
+    total = formats.get(tournament.format).planned_matches(
+        tournament, tournament.entries.count(), matches_per_table(tournament)
+    )
+    if total is None:
+        total = tournament.matches.count()
+    return {"done": done, "total": max(total, done)}
+
+
+def match_test_result(tournament: Tournament) -> SprtResult:
+    """A match test's SPRT over the deals played so far (:meth:`arena.formats.MatchTest.result`)."""
+    return formats.MatchTest.result(
+        tournament, tournament_entries(tournament), tournament_finished_seats(tournament)
+    )

@@ -271,7 +271,7 @@ def match_page(request: HttpRequest, match_id: int) -> HttpResponse:
 
 
 def tournament_page(request: HttpRequest, tournament_id: int) -> HttpResponse:
-    from arena.tournaments import (
+    from arena.selectors import (
         tournament_crosstable,
         tournament_progress,
         tournament_standings,

@@ -206,6 +206,9 @@ MATCH_RESEND_SECONDS = env.int("MATCH_RESEND_SECONDS", 120, minimum=1)
 
 REST_FRAMEWORK = {
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    # ``?format=`` filters tournaments by format; responses are JSON (or the browsable API by
+    # the Accept header), never chosen by a query parameter.
+    "URL_FORMAT_OVERRIDE": None,
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticatedOrReadOnly"],
     "DEFAULT_AUTHENTICATION_CLASSES": [
         "rest_framework.authentication.TokenAuthentication",

@@ -9,6 +9,7 @@ import django_filters as filters
 from django.core.validators import RegexValidator
 from django.db.models import QuerySet
 
+from arena import formats
 from arena.models import Bot, Match, Tournament
 from bots_sdk.builtin import BUILTIN
 
@@ -59,7 +60,7 @@ class MatchFilter(filters.FilterSet):
 
 class TournamentFilter(filters.FilterSet):
     status = filters.ChoiceFilter(choices=Tournament.Status.choices)
-    format = filters.ChoiceFilter(choices=Tournament.Format.choices)
+    format = filters.ChoiceFilter(choices=formats.choices)
 
     class Meta:
         model = Tournament

@@ -12,10 +12,9 @@ from django.utils.translation import gettext
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from arena import formats, selectors
 from arena.models import Bot, BotVersion, Ladder, Match, MatchSeat, Tournament
-from arena.selectors import active_version
 from arena.services import CHALLENGE_MAX_HANDS, SeatSpec
-from arena.tournaments import MATCH_TEST_DEFAULTS
 from bots_sdk.builtin import BUILTIN
 from engine.rules import PRESETS
 
@@ -79,10 +78,10 @@ class RulesField(serializers.JSONField):
 
 @extend_schema_field({
     "type": "object",
-    "properties": {name: {"type": "number"} for name in MATCH_TEST_DEFAULTS},
+    "properties": {name: {"type": "number"} for name in formats.MatchTest.defaults},
     "additionalProperties": False,
     "description": "match_test only: the SPRT's settings (defaults: "
-    + ", ".join(f"{k} {v:g}" for k, v in MATCH_TEST_DEFAULTS.items()) + ")",
+    + ", ".join(f"{k} {v:g}" for k, v in formats.MatchTest.defaults.items()) + ")",
 })  # fmt: skip
 class ParamsField(serializers.DictField):
     """A match test's SPRT settings (checked by arena.tournaments)."""
@@ -145,7 +144,7 @@ class BotSerializer(serializers.ModelSerializer):
                             "active_version"]  # fmt: skip
 
     def get_active_version(self, bot: Bot) -> int | None:
-        version = active_version(bot.pk)
+        version = selectors.active_version(bot.pk)
         return version.number if version else None
 
 
@@ -275,7 +274,7 @@ class ChallengeSerializer(serializers.Serializer):
             if isinstance(item, str) and item in BUILTIN:
                 seats.append(SeatSpec(builtin=item))
             elif isinstance(item, int):  # (SeatField took only ids and built-in names)
-                version = active_version(item)
+                version = selectors.active_version(item)
                 if version is None or version.bot.disabled:
                     raise serializers.ValidationError(
                         gettext("bot %(id)s has no active version") % {"id": item}
@@ -300,9 +299,7 @@ class TournamentSerializer(serializers.ModelSerializer):
         ]  # fmt: skip
 
     def get_progress(self, tournament: Any) -> dict[str, int]:
-        from arena.tournaments import tournament_progress
-
-        return tournament_progress(tournament)
+        return selectors.tournament_progress(tournament)
 
     def get_bots(self, tournament: Any) -> list[dict[str, Any]]:
         return [{"id": e.bot_id, "name": e.label} for e in tournament.entries.select_related("bot")]
@@ -311,7 +308,7 @@ class TournamentSerializer(serializers.ModelSerializer):
 class TournamentCreateSerializer(serializers.Serializer):
     name = serializers.CharField(max_length=100)
     rules = RulesField(default="standard")
-    format = serializers.ChoiceField(choices=["round_robin", "swiss", "match_test"])
+    format = serializers.ChoiceField(choices=formats.choices())
     bots = serializers.ListField(child=SeatField(), min_length=2, max_length=64)
     table_size = serializers.IntegerField(min_value=3, max_value=11, default=4)
     games_per_table = serializers.IntegerField(min_value=1, max_value=50, default=1)
@@ -323,9 +320,13 @@ class TournamentCreateSerializer(serializers.Serializer):
     rounds = serializers.IntegerField(min_value=1, max_value=100, required=False)
     params = ParamsField(required=False)
 
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["format"].choices = formats.choices()  # (formats registered since import)
+
 
 class StandingSerializer(serializers.Serializer):
-    """A row of ``tournaments.tournament_standings`` (documentation of the shape only)."""
+    """A row of ``selectors.tournament_standings`` (documentation of the shape only)."""
 
     rank = serializers.IntegerField()
     entry = serializers.IntegerField()

@@ -341,6 +341,5 @@ class TournamentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewse
     @extend_schema(responses={200: s.StandingSerializer(many=True)})
     @action(detail=True, methods=["get"], pagination_class=None)  # one unpaginated list
     def standings(self, request: Request, pk: str | None = None) -> Response:
-        from arena import tournaments
 
-        return Response(tournaments.tournament_standings(self.get_object()))
+        return Response(selectors.tournament_standings(self.get_object()))

@@ -11,7 +11,7 @@ import pytest
 from django.test import Client
 from rest_framework.test import APIClient
 
-from arena import services, tournaments
+from arena import selectors, services, tournaments
 from arena.models import Match
 from bots_sdk.sandbox import SandboxUnavailable, default_launcher
 from engine.record import verify
@@ -55,7 +55,7 @@ def test_duplicate_rotations_of_a_table_share_the_stored_seed() -> None:
     assert sorted(by_deal.values(), key=sorted) == [{0, 1, 2, 3}, {0, 1, 2, 3}]
     for match in tournament.matches.all():
         services.match_run(match_id=match.pk)
-    rows = tournaments.tournament_standings(tournament)  # paired by the stored seed
+    rows = selectors.tournament_standings(tournament)  # paired by the stored seed
     assert [r["matches"] for r in rows] == [8, 8, 8, 8]
     assert all(r["hands"] == 8 for r in rows)
 

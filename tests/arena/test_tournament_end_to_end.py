@@ -18,7 +18,7 @@ import pytest
 from django.conf import settings as django_settings
 from django.utils import timezone
 
-from arena import tournaments
+from arena import selectors, tournaments
 from arena.models import Ladder, Match, Tournament
 from engine.record import replay
 from tests.arena.live import sandbox_env, wait_until, worker_env
@@ -67,9 +67,9 @@ def _consistent(tournament: Tournament) -> None:
                 h.scores[seat.seat] for h in state.history if not h.void
             )
             assert seat.rank is not None
-    rows = tournaments.tournament_standings(tournament)
+    rows = selectors.tournament_standings(tournament)
     assert {r["bot"]["name"]: r["points"] for r in rows} == points
-    progress = tournaments.tournament_progress(tournament)
+    progress = selectors.tournament_progress(tournament)
     assert (
         progress["done"]
         == progress["total"]

@@ -8,7 +8,7 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from arena import services, tournaments
+from arena import selectors, services, tournaments
 from arena.models import Match, Tournament
 from engine.record import replay
 
@@ -53,7 +53,7 @@ def test_round_robin_plays_all_rounds_and_standings_match_the_records() -> None:
     assert tournament.status == "running" and tournament.current_round == 1 and tournament.rounds
     finished = _play_out(tournament)
     assert finished.status == "finished" and finished.current_round == finished.rounds
-    rows = tournaments.tournament_standings(finished)
+    rows = selectors.tournament_standings(finished)
     assert [r["rank"] for r in rows] == [1, 2, 3, 4]
     from_records = _standings_from_records(finished)
     assert {r["bot"]["name"]: r["points"] for r in rows} == from_records
@@ -61,7 +61,7 @@ def test_round_robin_plays_all_rounds_and_standings_match_the_records() -> None:
     assert means == sorted(means)  # fewer points ranks higher
     for row in rows:
         assert row["ci95"][0] <= row["mean_points_per_hand"] <= row["ci95"][1] or row["hands"] < 2
-    progress = tournaments.tournament_progress(finished)
+    progress = selectors.tournament_progress(finished)
     assert progress["done"] == progress["total"] > 0
 
 
@@ -119,7 +119,7 @@ def test_swiss_rounds_advance_and_cancel_stops_scheduling(uploaded: list[int]) -
         for m in finished.matches.all()
     }
     assert len(set(tables.values())) == len(tables)  # no table repeated
-    rows = tournaments.tournament_standings(finished)
+    rows = selectors.tournament_standings(finished)
     assert {r["bot"]["name"] for r in rows} == {*BUILTINS, "ducker", "dumper"}
     assert all(r["version"] == 1 for r in rows if r["bot"]["id"])  # frozen at the start
     other = tournaments.tournament_create(
@@ -178,8 +178,8 @@ def test_match_test_stops_itself_with_the_right_verdict() -> None:
     )  # fmt: skip
     tournaments.tournament_start(tournament_id=tournament.pk)
     finished = _play_out(tournament)
-    assert finished.verdict == "H1", tournaments.match_test_result(finished)
-    result = tournaments.match_test_result(finished)
+    assert finished.verdict == "H1", selectors.match_test_result(finished)
+    result = selectors.match_test_result(finished)
     assert result.llr >= result.upper and result.games < 400
     # in words: who, what was accepted, at which error rates, after how many deals
     assert finished.outcome.startswith(
@@ -188,7 +188,7 @@ def test_match_test_stops_itself_with_the_right_verdict() -> None:
     ), finished.outcome
     assert f"after {result.games} deals" in finished.outcome
     # each bot holds two seats of every match, and played each match once
-    standings = tournaments.tournament_standings(finished)
+    standings = selectors.tournament_standings(finished)
     played = finished.matches.filter(status=Match.Status.FINISHED).count()
     assert [row["matches"] for row in standings] == [played, played]
 
@@ -211,7 +211,7 @@ def test_five_bots_at_tables_of_four_all_play_equally_often(settings) -> None:  
     tournaments.tournament_start(tournament_id=tournament.pk)
     finished = _play_out(tournament)
     assert finished.status == Tournament.Status.FINISHED
-    assert {row["matches"] for row in tournaments.tournament_standings(finished)} == {4}
+    assert {row["matches"] for row in selectors.tournament_standings(finished)} == {4}
 
 
 def test_settings_a_format_does_not_take_are_refused_with_the_field() -> None:
