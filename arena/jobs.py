@@ -24,7 +24,8 @@ from django.utils import timezone
 from arena import services
 from arena.models import BotVersion, Match
 from arena.text import clean_text
-from bots_sdk.jobs import Job, JobResult, Seat, run_job
+from bots_sdk.jobs import Job, JobResult, run_job
+from bots_sdk.participants import Participant
 from engine.rules import RuleSet
 
 logger = logging.getLogger(__name__)
@@ -43,10 +44,10 @@ def _send_job(job: Job) -> None:
     transaction.on_commit(lambda: services._send("runner.play", [job.to_dict()]))
 
 
-def _seat(version: BotVersion | None, builtin: str) -> Seat:
+def _seat(version: BotVersion | None, builtin: str) -> Participant:
     if version is None:
-        return Seat.builtin_seat(builtin)
-    return Seat.code_seat(version.filename, bytes(version.code))
+        return Participant.of_builtin(builtin)
+    return Participant.from_code(version.filename, bytes(version.code), version=version.pk)
 
 
 # --- matches ------------------------------------------------------------------------------
@@ -191,7 +192,7 @@ def _version_claim(version_id: int) -> tuple[BotVersion, Job | None]:
         kind="validation", ref=version.pk, claim=claim, rules="standard",
         seed=services.new_seed(), hands=services.VALIDATION_HANDS, move=MOVE_SECONDS,
         bank=BANK_SECONDS,
-        seats=(_seat(version, ""), *(Seat.builtin_seat(b) for b in services.VALIDATORS)),
+        seats=(_seat(version, ""), *(Participant.of_builtin(b) for b in services.VALIDATORS)),
     )  # fmt: skip
 
 

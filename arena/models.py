@@ -111,6 +111,17 @@ class Ladder(models.Model):
         return self.name
 
 
+def bot_or_builtin(bot_field: str, name: str) -> models.CheckConstraint:
+    """Who sits at a table, as stored (the participant of :mod:`bots_sdk.participants`): a
+    built-in's name in ``builtin`` or a bot in ``bot_field`` (its bot or its version), exactly
+    one of them. Ladder entries, tournament entries and match seats all hold it."""
+    return models.CheckConstraint(
+        condition=models.Q(**{f"{bot_field}__isnull": False}, builtin="")
+        | models.Q(**{f"{bot_field}__isnull": True}) & ~models.Q(builtin=""),
+        name=name,
+    )
+
+
 class LadderEntry(models.Model):
     """A participant of a ladder: a bot (playing its active version) or a built-in."""
 
@@ -140,11 +151,7 @@ class LadderEntry(models.Model):
                 name="unique_builtin_entry",
                 condition=~models.Q(builtin=""),
             ),  # fmt: skip
-            models.CheckConstraint(
-                condition=models.Q(bot__isnull=False, builtin="")
-                | models.Q(bot__isnull=True) & ~models.Q(builtin=""),
-                name="entry_is_bot_or_builtin",
-            ),
+            bot_or_builtin("bot", "entry_is_bot_or_builtin"),
         ]
 
     def __str__(self) -> str:
@@ -238,6 +245,7 @@ class TournamentEntry(models.Model):
 
     class Meta:
         ordering = ["id"]
+        constraints = [bot_or_builtin("bot", "tournament_entry_is_bot_or_builtin")]
 
     def __str__(self) -> str:
         return self.label
@@ -354,7 +362,10 @@ class MatchSeat(models.Model):
 
     class Meta:
         ordering = ["match_id", "seat"]
-        constraints = [models.UniqueConstraint(fields=["match", "seat"], name="unique_match_seat")]
+        constraints = [
+            models.UniqueConstraint(fields=["match", "seat"], name="unique_match_seat"),
+            bot_or_builtin("version", "seat_is_version_or_builtin"),
+        ]
 
     def __str__(self) -> str:
         return f"seat {self.seat} of match {self.match_id}"

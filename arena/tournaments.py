@@ -20,6 +20,7 @@ from arena.models import Bot, Ladder, LadderEntry, Match, Tournament, Tournament
 from arena.selectors import active_version
 from arena.text import clean_text
 from bots_sdk.builtin import BUILTIN
+from bots_sdk.runner import match_games, seated
 
 log = logging.getLogger(__name__)
 OPEN = [Match.Status.QUEUED, Match.Status.RUNNING]
@@ -155,37 +156,27 @@ def _create_round(tournament: Tournament, number: int) -> list[Match]:
     tournament.current_round = number
     tournament.save(update_fields=["current_round"])
     created = []
+    slots = match_games(tournament.table_size, tournament.games_per_table, tournament.duplicate)
     for index, table in enumerate(_tables_for(tournament, number)):
-        for _game in range(max(1, tournament.games_per_table)):
-            # Drawn (never derived from public numbers), stored with each match: the
-            # rotations of a duplicate table replay this one deal, and standings pair by it.
-            seed = services.new_seed()
-            rotations = range(tournament.table_size) if tournament.duplicate else range(1)
-            for rotation in rotations:
-                seated = [table[(s + rotation) % len(table)] for s in range(len(table))]
-                seats = [
-                    services.SeatSpec(
-                        version=e.version,
-                        builtin=e.builtin,
-                        tournament_entry=e,
-                        entry=_ladder_entry(tournament, e),
-                    )  # fmt: skip
-                    for e in seated
-                ]
-                created.append(
-                    services.match_create(
-                        kind=Match.Kind.TOURNAMENT,
-                        seats=seats,
-                        rules=tournament.rules,
-                        hands=tournament.hands_per_table,
-                        seed=seed,
-                        ladder=tournament.ladder,
-                        tournament=tournament,
-                        round=number,
-                        table=index,
-                        rotation=rotation,
-                    )  # fmt: skip
-                )
+        # Drawn (never derived from public numbers), stored with each match: the rotations
+        # of a duplicate table replay this one deal, and standings pair by it.
+        seeds = {slot.game: services.new_seed() for slot in slots}
+        for slot in slots:
+            seats = [
+                services.SeatSpec(
+                    version=e.version, builtin=e.builtin, tournament_entry=e,
+                    entry=_ladder_entry(tournament, e),
+                )  # fmt: skip
+                for e in seated(table, slot.rotation)
+            ]
+            created.append(
+                services.match_create(
+                    kind=Match.Kind.TOURNAMENT, seats=seats, rules=tournament.rules,
+                    hands=tournament.hands_per_table, seed=seeds[slot.game],
+                    ladder=tournament.ladder, tournament=tournament, round=number, table=index,
+                    rotation=slot.rotation,
+                )  # fmt: skip
+            )
     return created
 
 

@@ -13,8 +13,9 @@ from typing import Any
 
 from bots_sdk import runtime
 from bots_sdk.builtin import BUILTIN
+from bots_sdk.participants import Participant
 from bots_sdk.players import ProcessPlayer
-from bots_sdk.runner import GameResult, MatchResult, TimeControl, play_game
+from bots_sdk.runner import GameResult, MatchResult, TimeControl, match_games, play_game
 from bots_sdk.sandbox import BACKENDS, SandboxUnavailable, default_launcher, per_bot_limits
 from bots_sdk.stats import summarize
 from engine.rules import RulesError, RuleSet
@@ -154,23 +155,13 @@ def _play(args: argparse.Namespace) -> int:
         print(f"bots_sdk: cannot sandbox bots here: {exc}. "
               "For your own bot only, add --unsafe-no-sandbox.", file=sys.stderr)  # fmt: skip
         return 2
-    games = args.games or 1
     time_control = None if args.no_clock else TimeControl(args.move_time, args.time_bank)
-    rotations = range(rules.players) if args.duplicate else range(1)
+    participants = [Participant.parse(bot) for bot in args.bots]
     jobs = [
-        (
-            rules,
-            args.seed + g,
-            args.bots,
-            r,
-            args.hands,
-            time_control,
-            args.unsafe_no_sandbox,
-            args.sandbox,
-        )  # fmt: skip
-        for g in range(games)
-        for r in rotations
-    ]
+        (rules, args.seed + slot.game, participants, slot.rotation, args.hands, time_control,
+         args.unsafe_no_sandbox, args.sandbox)
+        for slot in match_games(rules.players, args.games or 1, args.duplicate)
+    ]  # fmt: skip
     if not args.unsafe_no_sandbox:
         _say_sandbox(args.sandbox)
     results: list[GameResult] = []

@@ -5,7 +5,7 @@ back the :class:`JobResult` with the job's claim token, which the platform check
 stores anything (a stale or repeated result changes nothing).
 
 >>> job = Job(kind="match", ref=1, claim="t", rules="standard", seed=5, hands=1,
-...           seats=(Seat.builtin_seat("low"),) * 4)
+...           seats=(Participant.of_builtin("low"),) * 4)
 >>> Job.from_dict(job.to_dict()) == job
 True
 >>> result = run_job(job)
@@ -15,15 +15,10 @@ True
 
 from __future__ import annotations
 
-import base64
-import binascii
-import hashlib
-import tempfile
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
-from bots_sdk.builtin import BUILTIN
+from bots_sdk.participants import Participant, ParticipantError
 from bots_sdk.protocol import clean_text
 from bots_sdk.runner import TimeControl, run_match
 from bots_sdk.sandbox import Limits, SandboxUnavailable
@@ -41,48 +36,6 @@ class JobError(ValueError):
 
 
 @dataclass(frozen=True)
-class Seat:
-    """Who sits in a seat: a built-in by name, or a bot's code (``filename`` says ``.py`` or
-    ``.zip``) and its sha256."""
-
-    builtin: str = ""
-    filename: str = ""
-    code: bytes = b""
-    sha256: str = ""
-
-    @classmethod
-    def builtin_seat(cls, name: str) -> Seat:
-        return cls(builtin=name)
-
-    @classmethod
-    def code_seat(cls, filename: str, code: bytes) -> Seat:
-        return cls(filename=filename, code=code, sha256=hashlib.sha256(code).hexdigest())
-
-    def to_dict(self) -> dict[str, Any]:
-        if self.builtin:
-            return {"builtin": self.builtin}
-        return {
-            "filename": self.filename,
-            "code": base64.b64encode(self.code).decode("ascii"),
-            "sha256": self.sha256,
-        }
-
-    @classmethod
-    def from_dict(cls, data: Any) -> Seat:
-        if not isinstance(data, dict):
-            raise JobError("a seat must be an object")
-        if data.get("builtin"):
-            if data["builtin"] not in BUILTIN:
-                raise JobError(f"no built-in bot {data['builtin']!r}")
-            return cls(builtin=str(data["builtin"]))
-        try:
-            code = base64.b64decode(str(data["code"]), validate=True)
-            return cls(filename=str(data["filename"]), code=code, sha256=str(data["sha256"]))
-        except (KeyError, binascii.Error) as exc:
-            raise JobError(f"a seat's code is malformed: {exc}") from None
-
-
-@dataclass(frozen=True)
 class Job:
     """One game to play: a platform match (``kind="match"``, ``ref`` its id) or a new
     version's validation (``kind="validation"``, ``ref`` the version's id)."""
@@ -92,7 +45,7 @@ class Job:
     claim: str
     rules: Any
     seed: int
-    seats: tuple[Seat, ...]
+    seats: tuple[Participant, ...]
     hands: int | None = None
     move: float = 1.0
     bank: float = 10.0
@@ -134,7 +87,7 @@ class Job:
                 move=float(data.get("move", 1.0)),
                 bank=float(data.get("bank", 10.0)),
                 limits=Limits(**limits),
-                seats=tuple(Seat.from_dict(s) for s in data["seats"]),
+                seats=tuple(Participant.from_dict(s) for s in data["seats"]),
             )
         except (KeyError, TypeError, ValueError) as exc:
             raise JobError(f"malformed job: {exc}") from None
@@ -175,18 +128,6 @@ class JobResult:
         )  # fmt: skip
 
 
-def _write_seat(seat: Seat, number: int, folder: Path) -> str:
-    if seat.builtin:
-        return seat.builtin
-    if hashlib.sha256(seat.code).hexdigest() != seat.sha256:
-        raise JobError(f"seat {number}: the code does not match its sha256")
-    suffix = ".zip" if seat.filename.lower().endswith(".zip") else ".py"
-    stem = "".join(c if c.isalnum() or c in "-_" else "_" for c in Path(seat.filename).stem)
-    path = folder / f"seat{number}-{stem[:40] or 'bot'}{suffix}"
-    path.write_bytes(seat.code)
-    return str(path)
-
-
 def run_job(job: Job, *, unsafe: bool = False, sandbox: str | None = None,
             runner: str = "") -> JobResult:  # fmt: skip
     """Play ``job``; never raises for a bad job, a bad bot or a missing sandbox: the result
@@ -197,14 +138,12 @@ def run_job(job: Job, *, unsafe: bool = False, sandbox: str | None = None,
                          error=clean_text(error, 2000), runner=runner)  # fmt: skip
 
     try:
-        with tempfile.TemporaryDirectory(prefix="bidel-job-") as folder:
-            bots = [_write_seat(s, i, Path(folder)) for i, s in enumerate(job.seats)]
-            result = run_match(
-                job.rules, seed=job.seed, bots=bots, hands=job.hands,
-                time_control=TimeControl(move=job.move, bank=job.bank),
-                unsafe=unsafe, limits=job.limits, sandbox=sandbox,
-            )  # fmt: skip
-    except JobError as exc:
+        result = run_match(
+            job.rules, seed=job.seed, bots=job.seats, hands=job.hands,
+            time_control=TimeControl(move=job.move, bank=job.bank),
+            unsafe=unsafe, limits=job.limits, sandbox=sandbox,
+        )  # fmt: skip
+    except ParticipantError as exc:
         return failed("code", str(exc))
     except SandboxUnavailable as exc:
         return failed("sandbox", f"cannot sandbox bots on this runner: {exc}")

@@ -17,14 +17,15 @@ for the rest of the match.
 from __future__ import annotations
 
 import hashlib
-import time
+import tempfile
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from bots_sdk.bot import lowest, strength
-from bots_sdk.builtin import BUILTIN, make_builtin
+from bots_sdk.builtin import make_builtin
+from bots_sdk.participants import Participant
 from bots_sdk.players import Answer, Fault, InProcessPlayer, Player, ProcessPlayer
 from bots_sdk.protocol import clean_text
 from bots_sdk.sandbox import Launcher, Limits, default_launcher
@@ -97,6 +98,36 @@ class MatchResult:
         }
 
 
+@dataclass(frozen=True)
+class GameSlot:
+    """One game of a match: its deal (``game``, from 0) and how many seats along the
+    participants sit (``rotation``: seat s holds participant ``(s + rotation) % n``)."""
+
+    game: int
+    rotation: int = 0
+
+
+def match_games(players: int, games: int = 1, duplicate: bool = False) -> list[GameSlot]:
+    """The games of a match in playing order: each of ``games`` deals once or, ``duplicate``,
+    once per rotation of the seats, so every participant plays every seat of the same deal.
+    The one loop over games and rotations: the runner, the CLI and tournaments use it.
+
+    >>> [(g.game, g.rotation) for g in match_games(3, games=2, duplicate=True)]
+    [(0, 0), (0, 1), (0, 2), (1, 0), (1, 1), (1, 2)]
+    """
+    rotations = range(players) if duplicate else range(1)
+    return [GameSlot(game, rotation) for game in range(max(1, games)) for rotation in rotations]
+
+
+T = TypeVar("T")
+
+
+def seated(participants: Sequence[T], rotation: int) -> list[T]:
+    """Who holds each seat, ``participants`` moved ``rotation`` seats along."""
+    n = len(participants)
+    return [participants[(seat + rotation) % n] for seat in range(n)]
+
+
 def bot_seed(seed: int, game: int, seat: int) -> int:
     """The seed of a bot's RNG: a pure function of the match seed, game and seat.
 
@@ -130,10 +161,13 @@ class _Seat:
         self.fallback = False
 
 
-def _player_for(source: str, seed: int, launcher_factory: Callable[[], Launcher]) -> Player:
-    if source in BUILTIN:
-        return InProcessPlayer(make_builtin(source, seed))
-    return ProcessPlayer(Path(source), launcher_factory())
+def _player_for(
+    participant: Participant, path: Path | None, seed: int, launcher_factory: Callable[[], Launcher]
+) -> Player:
+    if participant.builtin:
+        return InProcessPlayer(make_builtin(participant.builtin, seed))
+    assert path is not None
+    return ProcessPlayer(path, launcher_factory())
 
 
 def _validate(state: GameState, decision: str, action: Any) -> str | None:
@@ -158,7 +192,7 @@ def _validate(state: GameState, decision: str, action: Any) -> str | None:
 def run_match(
     rules: str | dict[str, Any] | RuleSet,
     seed: int,
-    bots: Sequence[str],
+    bots: Sequence[str | Participant],
     *,
     games: int = 1,
     hands: int | None = None,
@@ -169,38 +203,32 @@ def run_match(
     sandbox: str | None = None,
     on_progress: Callable[[int, int], None] | None = None,
 ) -> MatchResult:
-    """Play a match; see the module docstring. ``bots`` are built-in names or bot files;
-    ``sandbox`` names the backend for bot files (default: ``BIDEL_SANDBOX`` or bubblewrap)."""
+    """Play a match; see the module docstring. ``bots`` are participants (or, as on a
+    command line, built-in names and bot files); ``sandbox`` names the backend for bot files
+    (default: ``BIDEL_SANDBOX`` or bubblewrap). Game g is dealt from ``seed + g``."""
     original = RuleSet.from_spec(rules)
-    rotations = range(original.players) if duplicate else range(1)
-    total = games * len(rotations)
+    participants = [Participant.parse(bot) for bot in bots]
+    slots = match_games(original.players, games, duplicate)
     results: list[GameResult] = []
-    for game in range(games):
-        for rotation in rotations:
-            results.append(
-                play_game(
-                    original,
-                    seed + game,
-                    bots,
-                    rotation=rotation,
-                    hands=hands,
-                    time_control=time_control,
-                    unsafe=unsafe,
-                    limits=limits,
-                    sandbox=sandbox,
-                )
-            )
-            if on_progress:
-                on_progress(len(results), total)
+    for slot in slots:
+        results.append(
+            play_game(
+                original, seed + slot.game, participants, rotation=slot.rotation, hands=hands,
+                time_control=time_control, unsafe=unsafe, limits=limits, sandbox=sandbox,
+            )  # fmt: skip
+        )
+        if on_progress:
+            on_progress(len(results), len(slots))
     return MatchResult(
-        rules=original, seed=seed, bots=list(bots), games=results, duplicate=duplicate
-    )
+        rules=original, seed=seed, bots=[p.label for p in participants], games=results,
+        duplicate=duplicate,
+    )  # fmt: skip
 
 
 def play_game(
     rules: str | dict[str, Any] | RuleSet,
     seed: int,
-    bots: Sequence[str],
+    bots: Sequence[str | Participant],
     *,
     rotation: int = 0,
     hands: int | None = None,
@@ -224,14 +252,20 @@ def play_game(
             launcher = default_launcher(unsafe, limits, sandbox)
         return launcher
 
-    seating = [bots[(s + rotation) % ruleset.players] for s in range(ruleset.players)]
-    return _play_game(ruleset, seed, seating, rotation, hands, time_control, launcher_factory)
+    seating = seated([Participant.parse(bot) for bot in bots], rotation)
+    with tempfile.TemporaryDirectory(prefix="bidel-game-") as folder:
+        # (a bot given as code is written here first; a bad one raises before any start)
+        sources = [None if p.builtin else p.source(Path(folder), n) for n, p in enumerate(seating)]
+        return _play_game(
+            ruleset, seed, seating, sources, rotation, hands, time_control, launcher_factory
+        )
 
 
 def _play_game(
     rules: RuleSet,
     seed: int,
-    seating: list[str],
+    seating: list[Participant],
+    sources: list[Path | None],
     rotation: int,
     hands: int | None,
     time_control: TimeControl | None,
@@ -240,9 +274,12 @@ def _play_game(
     state = GameState(rules, seed=seed)
     seats: list[_Seat] = []
     try:  # from the first start: whatever happens, every process started is closed
-        for seat, source in enumerate(seating):
-            player = _player_for(source, bot_seed(seed, rotation, seat), launcher_factory)
-            entry = _Seat(player, SeatResult(bot=clean_text(source, limit=None)), time_control)
+        for seat, participant in enumerate(seating):
+            player = _player_for(
+                participant, sources[seat], bot_seed(seed, rotation, seat), launcher_factory
+            )
+            label = clean_text(participant.label, limit=None)
+            entry = _Seat(player, SeatResult(bot=label), time_control)
             seats.append(entry)
             fault = player.start(seat, rules.to_spec(), bot_seed(seed, rotation, seat))
             if fault is not None:
@@ -353,6 +390,3 @@ def _notify_all(state: GameState, seats: list[_Seat], kind: str) -> None:
         if not seat.fallback:
             seat.player.notify(kind, View.from_observation(state.observation(number)))
 
-
-def started_at() -> float:
-    return time.time()

@@ -268,3 +268,21 @@ def test_tables_of_another_size_keep_every_rule_chosen() -> None:
     rules = RuleSet.from_spec(tournament.rules)
     assert (rules.players, rules.target, rules.jd_bonus) == (3, 50, -10)
     assert tournament.rules == {"preset": "standard", "players": 3, "target": 50, "jd_bonus": -10}
+
+
+def test_an_entry_or_seat_is_a_bot_or_a_builtin_never_both_nor_neither() -> None:
+    from django.db import IntegrityError, transaction
+
+    from arena.models import MatchSeat, TournamentEntry
+
+    tournament = tournaments.tournament_create(
+        name="t", format="round_robin", bots=["low", "random", "heuristic"], table_size=3
+    )
+    with pytest.raises(IntegrityError), transaction.atomic():
+        TournamentEntry.objects.create(tournament=tournament)  # neither
+    match = services.match_create(
+        kind=Match.Kind.CHALLENGE, seats=[services.SeatSpec(builtin="low")] * 4, hands=1, seed=1
+    )
+    with pytest.raises(IntegrityError), transaction.atomic():
+        MatchSeat.objects.create(match=match, seat=9)  # neither a version nor a built-in
+    assert tournament.entries.count() == 3 and match.seats.count() == 4

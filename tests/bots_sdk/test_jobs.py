@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from bots_sdk.jobs import Job, JobError, Seat, run_job
+from bots_sdk.jobs import Job, JobError, run_job
+from bots_sdk.participants import Participant
 from engine.record import verify
 from tests.sandboxes import sandbox_problem
 
@@ -19,7 +20,7 @@ LOW_BOT = (
 )
 
 
-def _job(*seats: Seat, **overrides: object) -> Job:
+def _job(*seats: Participant, **overrides: object) -> Job:
     fields: dict = {"kind": "match", "ref": 7, "claim": "claim-7", "rules": "standard",
                     "seed": 11, "hands": 1, "seats": seats}  # fmt: skip
     fields.update(overrides)
@@ -27,7 +28,7 @@ def _job(*seats: Seat, **overrides: object) -> Job:
 
 
 def test_a_job_round_trips_through_json_with_its_code() -> None:
-    job = _job(Seat.code_seat("mine.py", LOW_BOT), *[Seat.builtin_seat("low")] * 3)
+    job = _job(Participant.from_code("mine.py", LOW_BOT), *[Participant.of_builtin("low")] * 3)
     again = Job.from_dict(job.to_dict())
     assert again == job and again.seats[0].code == LOW_BOT
 
@@ -38,11 +39,11 @@ def test_a_job_round_trips_through_json_with_its_code() -> None:
         ({"version": 99}, "not a version 1 job"),
         ("a string", "not a version 1 job"),
         ({"version": 1, "kind": "match"}, "malformed job"),
-        ({**_job(Seat.builtin_seat("low")).to_dict(), "seats": [{"builtin": "godlike"}]},
+        ({**_job(Participant.of_builtin("low")).to_dict(), "seats": [{"builtin": "godlike"}]},
          "no built-in bot 'godlike'"),
-        ({**_job(Seat.builtin_seat("low")).to_dict(), "seats": [{"filename": "a.py",
+        ({**_job(Participant.of_builtin("low")).to_dict(), "seats": [{"filename": "a.py",
           "code": "!!!", "sha256": "0"}]}, "code is malformed"),
-        ({**_job(Seat.builtin_seat("low")).to_dict(), "seed": "lots"}, "malformed job"),
+        ({**_job(Participant.of_builtin("low")).to_dict(), "seed": "lots"}, "malformed job"),
     ],
 )  # fmt: skip
 def test_a_malformed_job_is_refused_with_a_reason(data: object, message: str) -> None:
@@ -51,20 +52,20 @@ def test_a_malformed_job_is_refused_with_a_reason(data: object, message: str) ->
 
 
 def test_code_that_does_not_match_its_sha256_is_not_run() -> None:
-    seat = Seat(filename="mine.py", code=LOW_BOT, sha256="0" * 64)
-    result = run_job(_job(seat, *[Seat.builtin_seat("low")] * 3), unsafe=True)
+    seat = Participant(filename="mine.py", code=LOW_BOT, sha256="0" * 64)
+    result = run_job(_job(seat, *[Participant.of_builtin("low")] * 3), unsafe=True)
     assert not result.ok and result.cause == "code" and result.game is None
     assert "does not match its sha256" in result.error and result.claim == "claim-7"
 
 
 def test_rules_that_do_not_seat_the_job_fail_as_a_bad_job() -> None:
-    result = run_job(_job(*[Seat.builtin_seat("low")] * 3), unsafe=True)
+    result = run_job(_job(*[Participant.of_builtin("low")] * 3), unsafe=True)
     assert not result.ok and result.cause == "job" and "4 seats need 4 bots" in result.error
 
 
 def test_a_runner_without_a_sandbox_says_so_instead_of_playing() -> None:
-    result = run_job(_job(Seat.code_seat("mine.py", LOW_BOT), *[Seat.builtin_seat("low")] * 3),
-                     sandbox="jail")  # fmt: skip
+    mine = Participant.from_code("mine.py", LOW_BOT)
+    result = run_job(_job(mine, *[Participant.of_builtin("low")] * 3), sandbox="jail")
     assert not result.ok and result.cause == "sandbox"
     assert "cannot sandbox bots on this runner" in result.error
 
@@ -74,8 +75,8 @@ def test_a_sandboxed_job_plays_and_returns_the_record_with_its_claim() -> None:
     if problem:
         pytest.skip(f"no bubblewrap sandbox here: {problem}")
     crash = (HOSTILE / "crash.py").read_bytes()
-    job = _job(Seat.code_seat("mine.py", LOW_BOT), Seat.code_seat("crash.py", crash),
-               Seat.builtin_seat("random"), Seat.builtin_seat("heuristic"))  # fmt: skip
+    job = _job(Participant.from_code("mine.py", LOW_BOT), Participant.from_code("crash.py", crash),
+               Participant.of_builtin("random"), Participant.of_builtin("heuristic"))  # fmt: skip
     result = run_job(Job.from_dict(job.to_dict()), runner="r1")
     assert result.ok, result.error
     assert result.claim == "claim-7" and result.runner == "r1"
