@@ -1,7 +1,8 @@
 """The bot side of the protocol: loads one bot and answers the referee, line by line.
 
 Run by the match runner (inside the sandbox), never by authors:
-``python -m bots_sdk.host BOT [--seat N]``. Errors in the bot are reported as ``error``
+``python -m bots_sdk.host BOT [WORKDIR]`` (``WORKDIR``: where the bot may write, default
+``/tmp``). Errors in the bot are reported as ``error``
 messages with their class, then the host exits.
 """
 

@@ -19,11 +19,10 @@ from __future__ import annotations
 
 import random
 
-from engine.cards import CARD_RANK, CARD_SUIT, DECK_SIZE, SUIT_MASKS, card_index, indices
+from engine.cards import CARD_RANK, CARD_SUIT, DECK_SIZE, card_index, indices
 from engine.state import GameState, Phase
 
 _QUEEN = card_index("QS")
-_HEARTS = SUIT_MASKS[2]
 
 
 def _rank(index: int) -> int:

@@ -16,16 +16,11 @@ with :func:`fold` tells which faces are present.
 ('QS', 'QS')
 >>> cards_to_texts(mask_of(["AH", "2C", "TD"]))
 ['2C', 'AH', 'TD']
->>> Card.parse("th")
-Card('TH')
->>> str(Card.parse("QS")), Card.parse("QS").suit, Card.parse("QS").rank
-('QS', 'S', 'Q')
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
 from typing import Final
 
 #: Ranks from low to high; aces are high.
@@ -185,37 +180,3 @@ def indices(mask: int) -> list[int]:
         out.append(low.bit_length() - 1)
         mask ^= low
     return out
-
-
-@dataclass(frozen=True, slots=True, order=True)
-class Card:
-    """One card as a value: ``Card.parse("QS")`` and back with ``str()``; ordered as its text.
-
-    >>> Card.parse("QS") == Card.parse("qs"), str(Card.parse("TD"))
-    (True, 'TD')
-    >>> sorted([Card.parse("AS"), Card.parse("2S")])
-    [Card('2S'), Card('AS')]
-    """
-
-    index: int
-
-    @classmethod
-    def parse(cls, text: str) -> Card:
-        """The card named by ``text`` (see :func:`card_index`)."""
-        return cls(card_index(text))
-
-    @property
-    def rank(self) -> str:
-        """The rank character, ``2`` .. ``A``."""
-        return CARD_TEXTS[self.index][0]
-
-    @property
-    def suit(self) -> str:
-        """The suit character, ``C D H S``."""
-        return CARD_TEXTS[self.index][1]
-
-    def __str__(self) -> str:
-        return CARD_TEXTS[self.index]
-
-    def __repr__(self) -> str:
-        return f"Card({CARD_TEXTS[self.index]!r})"

@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from engine.cards import (
+    _INDEX,
     _TEXTS_BY_CHUNK,
     CARD_RANK,
     CARD_SUIT,
@@ -47,7 +48,6 @@ from engine.cards import (
 from engine.deal import deal_masks
 from engine.rules import RuleSet
 
-_INDEX = {text: i for i, text in enumerate(CARD_TEXTS[:DECK_SIZE])}
 # Club indices from the two upward, for "the lowest club in play leads".
 _CLUBS_BY_RANK = sorted(
     (i for i in range(DECK_SIZE) if CARD_SUIT[i] == CLUBS), key=CARD_RANK.__getitem__
@@ -641,10 +641,6 @@ class GameState:
             scores=list(last.scores) if last is not None else None,
             kitty=cards_to_texts_multi(self.kitty) if last is not None else [],
         )
-
-    def hand_records(self) -> list[HandRecord]:
-        """The finished hands so far, oldest first."""
-        return list(self.history)
 
     def current_hand_json(self) -> dict[str, Any] | None:
         """The record entry of the hand in progress, or None between hands."""

@@ -15,16 +15,7 @@ from engine.rules import RuleSet
 from engine.state import GameState
 
 HOSTILE = Path(__file__).parent / "hostile"
-LOWEST = Path(__file__).parent / "lowest.py"
-
-
-@pytest.fixture(scope="module", autouse=True)
-def lowest_bot() -> None:
-    LOWEST.write_text(
-        "from bots_sdk import Bot, lowest\n\n\nclass Lowest(Bot):\n"
-        "    def pass_cards(self, view):\n        return view.hand[-3:]\n\n"
-        "    def play(self, view):\n        return lowest(view.legal)\n"
-    )
+LOWEST = Path(__file__).parent / "lowest.py"  # (checked in: tests never write into tests/)
 
 
 def test_a_game_to_the_target_between_built_ins() -> None:
