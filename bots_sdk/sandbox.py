@@ -1,7 +1,8 @@
 """How a bot process is launched: isolated by layers, or not at all in the author's debug
-mode. Backends (``BIDEL_SANDBOX``): ``bubblewrap`` where it is installed, else ``namespaces``
-(the same layers made with ``unshare`` and :mod:`bots_sdk.sandbox_init`), and ``docker`` for
-production hosts. docs/security.md says what each layer stops.
+mode. Backends (``BIDEL_SANDBOX``): ``bubblewrap`` (the default), ``namespaces`` (the same
+layers made with ``unshare`` and :mod:`bots_sdk.sandbox_init`) and ``docker`` for production
+hosts. The one chosen is used or refused with the missing layer named, never silently
+replaced by another. docs/security.md says what each layer stops.
 
 The bubblewrap chain, exec'd (no ``preexec_fn``) from an empty environment::
 
