@@ -26,12 +26,13 @@ from arena.models import BotVersion, Match
 from arena.text import clean_text
 from bots_sdk.jobs import Job, JobResult, run_job
 from bots_sdk.participants import Participant
+from bots_sdk.runner import TimeControl
 from engine.rules import RuleSet
 
 logger = logging.getLogger(__name__)
 
-#: The clock of every platform match and validation.
-MOVE_SECONDS, BANK_SECONDS = 1.0, 10.0
+#: The clock of every platform match and validation: the runner's default.
+CLOCK = TimeControl()
 #: A validation no runner has answered in this long ends rejected, saying so.
 VALIDATION_TIMEOUT = int(getattr(settings, "VALIDATION_TIMEOUT_SECONDS", 300))
 
@@ -57,7 +58,7 @@ def _match_job(match: Match) -> Job:
     seats = match.seats.select_related("version").order_by("seat")
     return Job(
         kind="match", ref=match.pk, claim=match.claim_token, rules=match.rules,
-        seed=match.seed, hands=match.hands, move=MOVE_SECONDS, bank=BANK_SECONDS,
+        seed=match.seed, hands=match.hands, move=CLOCK.move, bank=CLOCK.bank,
         seats=tuple(_seat(s.version, s.builtin) for s in seats),
     )  # fmt: skip
 
@@ -190,8 +191,8 @@ def _version_claim(version_id: int) -> tuple[BotVersion, Job | None]:
         return version, None
     return version, Job(
         kind="validation", ref=version.pk, claim=claim, rules="standard",
-        seed=services.new_seed(), hands=services.VALIDATION_HANDS, move=MOVE_SECONDS,
-        bank=BANK_SECONDS,
+        seed=services.new_seed(), hands=services.VALIDATION_HANDS, move=CLOCK.move,
+        bank=CLOCK.bank,
         seats=(_seat(version, ""), *(Participant.of_builtin(b) for b in services.VALIDATORS)),
     )  # fmt: skip
 

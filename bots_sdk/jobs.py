@@ -47,8 +47,8 @@ class Job:
     seed: int
     seats: tuple[Participant, ...]
     hands: int | None = None
-    move: float = 1.0
-    bank: float = 10.0
+    move: float = TimeControl.move
+    bank: float = TimeControl.bank
     limits: Limits = field(default_factory=Limits)
 
     def to_dict(self) -> dict[str, Any]:
@@ -84,8 +84,8 @@ class Job:
                 rules=data["rules"],
                 seed=int(data["seed"]),
                 hands=None if data.get("hands") is None else int(data["hands"]),
-                move=float(data.get("move", 1.0)),
-                bank=float(data.get("bank", 10.0)),
+                move=float(data.get("move", TimeControl.move)),
+                bank=float(data.get("bank", TimeControl.bank)),
                 limits=Limits(**limits),
                 seats=tuple(Participant.from_dict(s) for s in data["seats"]),
             )
