@@ -1118,7 +1118,9 @@ class GameState:
             queens = rules._derived.queen_mask
             for seat, mask in enumerate(self.taken):
                 if mask & queens:
-                    self.hakem = (seat - 1) % n  # the player before (to the right of) him
+                    # Seed 001 rule 8: the player to the right of the QS's taker (the next
+                    # one in play order when play goes counterclockwise, as in hokm_40).
+                    self.hakem = (seat + rules.side_offset("right")) % n
                     break
         self._record_hand(points=self.pending_points, scores=tuple(scores), void=False)
         self.winners = self._winners() if max(totals) >= rules.target else []
