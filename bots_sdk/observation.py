@@ -43,7 +43,6 @@ _ACTION_OF: dict[str, int] = {
 }
 _TEXT_OF: tuple[str, ...] = (*_CARD_TEXTS, *SUITS, *_MOON)
 _DECISIONS = ("pass", "play", "trump", "moon")
-_DIRECTIONS = ("left", "right", "across", "hold")
 #: Observation values are clipped to [-BOUND, BOUND] (totals far past the target, say).
 BOUND = 2.0
 #: Points are scaled by this: the standard deck's 26 points make 1.0.
@@ -100,7 +99,7 @@ def observation_layout(rules: RuleSet) -> list[tuple[str, int]]:
         ("kitty_taker", n),  # who took the kitty (one-hot)
         ("trump", 4),  # the trump suit (one-hot C D H S)
         ("decision", 4),  # pass, play, trump, moon (one-hot; all zero when the hand is over)
-        ("pass_direction", 4),  # left, right, across, hold (one-hot)
+        ("pass_direction", 4),  # to the next seat, the previous, across, or hold (one-hot)
         ("hearts_broken", 1),
     ]
 
@@ -191,7 +190,9 @@ def encode(view: View) -> npt.NDArray[np.float32]:
     if view.decision in _DECISIONS:
         out[at + _DECISIONS.index(view.decision)] = 1.0
     at += 4
-    out[at + _DIRECTIONS.index(view.pass_direction)] = 1.0
+    # By play order, not by name: counterclockwise rules pass "right" to the next seat.
+    offset = view.pass_offset
+    out[at + (3 if offset == 0 else 0 if offset == 1 else 1 if offset == n - 1 else 2)] = 1.0
     at += 4
     out[at] = float(view.hearts_broken)
     np.clip(out, -BOUND, BOUND, out=out)

@@ -94,8 +94,8 @@ class Simulation:
         # Cards whose holder is known: mine, and what I passed (until played).
         known: list[Counter[str]] = [Counter() for _ in range(n)]
         known[me].update(view.hand)
-        if view.passed and view.pass_direction != "hold":
-            receiver = (me + rules.pass_offset(view.hand_number)) % n
+        if view.passed and view.pass_offset:
+            receiver = (me + view.pass_offset) % n
             still = Counter(view.passed) - Counter(played_by[receiver])
             known[receiver].update(still)
         self.known = known

@@ -10,6 +10,8 @@ hidden cards: it is built from the engine's per-seat observation.
 (2, 'pass', 13, False)
 >>> View.from_dict(view.to_dict()) == view
 True
+>>> view.pass_direction, view.pass_offset  # standard is clockwise: left is the next seat
+('left', 1)
 """
 
 from __future__ import annotations
@@ -74,8 +76,12 @@ class View:
     points_taken: list[int]
     #: Game totals before this hand.
     totals: list[int]
-    #: ``left``, ``right``, ``across`` or ``hold``.
+    #: ``left``, ``right``, ``across`` or ``hold``, as the rules name it (which seat is on the
+    #: left depends on ``rules.direction``).
     pass_direction: str
+    #: Seats onward in play order the passed cards go: this bot's go to seat
+    #: ``(seat + pass_offset) % players``; 0 on a hold hand.
+    pass_offset: int
     #: The cards this bot passed, and those it received (after the exchange).
     passed: list[str]
     received: list[str]
@@ -122,6 +128,7 @@ class View:
             points_taken=observation.points_taken,
             totals=observation.totals,
             pass_direction=observation.pass_direction,
+            pass_offset=observation.pass_offset,
             passed=observation.passed,
             received=observation.received,
             hearts_broken=observation.hearts_broken,
@@ -153,6 +160,7 @@ class View:
             "points_taken": self.points_taken,
             "totals": self.totals,
             "pass_direction": self.pass_direction,
+            "pass_offset": self.pass_offset,
             "passed": self.passed,
             "received": self.received,
             "hearts_broken": self.hearts_broken,
@@ -170,10 +178,16 @@ class View:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> View:
-        """A view from its JSON form."""
+        """A view from its JSON form (one without ``pass_offset``, from before it was sent,
+        gets the offset its rules give the hand)."""
+        rules = _rules_of(data["rules"])
+        hand_number = data["hand_number"]
+        pass_offset = data.get("pass_offset")
+        if pass_offset is None:
+            pass_offset = rules.pass_offset(hand_number) if rules.pass_count else 0
         return cls(
             seat=data["seat"],
-            rules=_rules_of(data["rules"]),
+            rules=rules,
             hand=list(data["hand"]),
             legal=list(data["legal"]),
             decision=data["decision"],
@@ -189,12 +203,13 @@ class View:
             points_taken=list(data["points_taken"]),
             totals=list(data["totals"]),
             pass_direction=data["pass_direction"],
+            pass_offset=pass_offset,
             passed=list(data["passed"]),
             received=list(data["received"]),
             hearts_broken=bool(data["hearts_broken"]),
             trump=data["trump"],
             hakem=data["hakem"],
-            hand_number=data["hand_number"],
+            hand_number=hand_number,
             cards_left=list(data["cards_left"]),
             kitty_size=data.get("kitty_size", 0),
             kitty_taker=data.get("kitty_taker"),

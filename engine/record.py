@@ -159,7 +159,7 @@ def _replay_hand(state: GameState, number: int, hand: Mapping[str, Any]) -> None
     # Passes
     passes = hand.get("passes")
     if state.phase is Phase.PASS:
-        direction = rules.pass_direction(state.hand_number)
+        direction = _pass_named(rules, state.hand_number)
         if _empty(passes):
             if _empty(hand.get("plays")):
                 return
@@ -233,6 +233,16 @@ def _replay_hand(state: GameState, number: int, hand: Mapping[str, Any]) -> None
         raise _Invalid(
             "play", f"hand {number} is marked void but its deal was playable", hand=number
         )
+
+
+def _pass_named(rules: RuleSet, hand_number: int) -> str:
+    """The pass as the rules name it and where it goes in play order ("right (to the next
+    seat)"): which side is which depends on the rules' direction."""
+    named = rules.pass_direction(hand_number)
+    offset = rules.pass_offset(hand_number)
+    if named in ("left", "right"):
+        return f"{named} (to the {'next' if offset == 1 else 'previous'} seat)"
+    return named
 
 
 def _why_no_play(state: GameState, number: int) -> str:

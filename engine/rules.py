@@ -39,6 +39,7 @@ from engine.cards import (
 )
 
 Direction = Literal["left", "right", "across", "hold"]
+PlayDirection = Literal["clockwise", "counterclockwise"]
 MoonRule = Literal["add", "subtract", "choice", "off"]
 HeartsBreak = Literal["heart", "heart_or_queen", "no_broken"]
 OnlyHeartsLead = Literal["allow", "redeal"]
@@ -99,7 +100,12 @@ class RuleSet:
     #: Who takes the kitty: first winner of a trick with points (hearts or QS), the winner of
     #: the first trick, of the last trick, or first winner of a trick with a heart.
     kitty_taker: KittyTaker = "first_points_trick"
-    #: Pass direction of hand k is ``pass_cycle[k % len]``; left = next seat in play order.
+    #: Which way play goes round the table. Seats are numbered in play order either way:
+    #: clockwise, the player on your left plays next; counterclockwise (seeds 000 and 001,
+    #: which play like Hokm), the player on your right does.
+    direction: PlayDirection = "clockwise"
+    #: Pass direction of hand k is ``pass_cycle[k % len]`` (see ``direction`` for which seat
+    #: "left" and "right" name).
     pass_cycle: tuple[Direction, ...] = _STANDARD_CYCLE
     #: Cards each player passes.
     pass_count: int = 3
@@ -261,24 +267,37 @@ class RuleSet:
         return self.total_points if self.moon_points is None else self.moon_points
 
     def pass_offset(self, hand_number: int) -> int:
-        """How many seats onward hand ``hand_number``'s passes go (0 for a hold hand).
+        """How many seats onward in play order hand ``hand_number``'s passes go (0 for a
+        hold hand).
 
         >>> [RuleSet.from_preset("standard").pass_offset(k) for k in range(5)]
         [1, 3, 2, 0, 1]
+        >>> [RuleSet.from_preset("persian").pass_offset(k) for k in range(5)]  # right first
+        [1, 3, 2, 0, 1]
         """
-        direction = self.pass_cycle[hand_number % len(self.pass_cycle)]
-        return _offset(direction, self.players)
+        return self.side_offset(self.pass_cycle[hand_number % len(self.pass_cycle)])
+
+    def side_offset(self, side: Direction) -> int:
+        """How many seats onward in play order the player on ``side`` of a seat sits (0 for
+        ``hold``): left is the next player clockwise, right the next counterclockwise.
+
+        >>> RuleSet.from_preset("standard").side_offset("right")
+        3
+        >>> RuleSet.from_preset("hokm_40").side_offset("right")
+        1
+        """
+        return _offset(side, self.players, self.direction == "counterclockwise")
 
     def pass_direction(self, hand_number: int) -> Direction:
         """``left``, ``right``, ``across`` or ``hold`` for hand ``hand_number``."""
         return self.pass_cycle[hand_number % len(self.pass_cycle)]
 
 
-def _offset(direction: str, players: int) -> int:
+def _offset(direction: str, players: int, counterclockwise: bool) -> int:
     if direction == "left":
-        return 1
+        return players - 1 if counterclockwise else 1
     if direction == "right":
-        return players - 1
+        return 1 if counterclockwise else players - 1
     if direction == "across":
         return players // 2
     return 0
@@ -342,8 +361,10 @@ class _Derived:
         )
 
 
-# Seed 001's rules of play, shared by `persian` and its point games.
+# Seed 001's rules of play, shared by `persian` and its point games. Seed 000 deals "like
+# Hokm", which goes counterclockwise: their "right" is the next player (RULES.md §7).
 _SEED_001: Final[Mapping[str, Any]] = {
+    "direction": "counterclockwise",
     "pass_cycle": _PERSIAN_CYCLE,
     "hearts_break": "heart",
     "tie_break": "highest_diamond",
@@ -360,8 +381,9 @@ PRESETS: Final[Mapping[str, Mapping[str, Any]]] = {
     # Seed 003: pass left, right, across, hold; a heart or the QS breaks hearts; to 100;
     # a tie for the lowest total plays another hand.
     "standard": {},
-    # Seeds 000/001: pass right, left, across, hold; only a heart breaks hearts; seed 001's
-    # highest-diamond tie-break and redeal on an only-hearts lead (000 is silent on both).
+    # Seeds 000/001: counterclockwise; pass right (to the next player), left, across, hold;
+    # only a heart breaks hearts; seed 001's highest-diamond tie-break and redeal on an
+    # only-hearts lead (000 is silent on both).
     "persian": dict(_SEED_001),
     # Seed 001's point games keep its other rules; the moon gives the others 26.
     "black_lady_54": {
@@ -390,7 +412,8 @@ PRESETS: Final[Mapping[str, Mapping[str, Any]]] = {
 
 _SETTING_NAMES: Final = frozenset(f.name for f in fields(RuleSet) if f.init) - {"preset"}
 _THREE_PLAYER_CYCLES: Final[Mapping[str, tuple[Direction, ...]]] = {
-    # Seed 000 (three players): right, left, hold. Seed 003: left, right.
+    # Seed 000 (three players, counterclockwise): right (the next player), left, hold.
+    # Seed 003: left, right.
     "persian": ("right", "left", "hold"),
     "black_lady_54": ("right", "left", "hold"),
     "black_lady_40": ("right", "left", "hold"),
@@ -412,10 +435,15 @@ def _player_count_defaults(name: str, base: Mapping[str, Any], players: Any) -> 
         values["kitty"] = KITTY_SIZES[players]
     else:
         values["removed"] = REMOVALS[players]
+    # Seed 003's table (clockwise) passes left first, to the next player; a counterclockwise
+    # preset names that pass right, as its own texts do at 3 and 4 players.
+    next_first: tuple[Direction, ...] = (
+        ("right", "left") if base.get("direction") == "counterclockwise" else ("left", "right")
+    )
     if players == 3:
-        values["pass_cycle"] = _THREE_PLAYER_CYCLES.get(name, ("left", "right"))
+        values["pass_cycle"] = _THREE_PLAYER_CYCLES.get(name, next_first)
     elif players != 4:
-        values["pass_cycle"] = ("left", "right")
+        values["pass_cycle"] = next_first
     return values
 
 
@@ -492,6 +520,7 @@ def _validate(rules: RuleSet) -> None:
         )
     hand_size = dealt // players
     _literal(rules, "kitty_taker", KittyTaker)
+    _literal(rules, "direction", PlayDirection)
 
     if not isinstance(rules.pass_cycle, tuple) or not rules.pass_cycle:
         raise RulesError("pass_cycle must be a non-empty list of left, right, across, hold")

@@ -198,9 +198,15 @@ class Observation:
 
     Card lists are sorted texts. ``legal`` is empty unless it is this seat's turn.
 
+    ``pass_direction`` names the pass as the rules do; ``pass_offset`` is how many seats onward
+    in play order the passed cards go (0 on a hold hand), whichever way play goes round.
+
     >>> view = GameState(RuleSet.from_preset("standard"), seed=1).observation(0)
-    >>> view.seat, len(view.hand), view.pass_direction, view.legal == view.hand
-    (0, 13, 'left', True)
+    >>> view.seat, len(view.hand), view.pass_direction, view.pass_offset, view.legal == view.hand
+    (0, 13, 'left', 1, True)
+    >>> persian = GameState(RuleSet.from_preset("persian"), seed=1).observation(0)
+    >>> persian.pass_direction, persian.pass_offset  # counterclockwise: right is the next seat
+    ('right', 1)
     """
 
     seat: int
@@ -216,6 +222,7 @@ class Observation:
     points_taken: list[int]
     totals: list[int]
     pass_direction: str
+    pass_offset: int
     passed: list[str]
     received: list[str]
     hearts_broken: bool
@@ -246,6 +253,7 @@ class Observation:
             "points_taken": self.points_taken,
             "totals": self.totals,
             "pass_direction": self.pass_direction,
+            "pass_offset": self.pass_offset,
             "passed": self.passed,
             "received": self.received,
             "hearts_broken": self.hearts_broken,
@@ -616,9 +624,10 @@ class GameState:
         last = self.history[-1] if over and self.history else None
         hidden_kitty = 0 if last is not None else self.kitty
         n = self.n
+        rules = self.rules
         return Observation(
             seat=seat,
-            rules=self.rules,
+            rules=rules,
             phase=self.phase.value,
             current_seat=self.current_seat,
             hand_number=self.hand_number,
@@ -629,7 +638,9 @@ class GameState:
             leader=self.leader if self.phase is _PLAY else None,
             points_taken=[self._points(mask & ~hidden_kitty) for mask in self.taken],
             totals=self.totals[:],
-            pass_direction=self.rules.pass_direction(self.hand_number),
+            pass_direction=rules.pass_direction(self.hand_number),
+            # (from the rules, not self.pass_offset: a state built at_play skipped the passing)
+            pass_offset=rules.pass_offset(self.hand_number) if rules.pass_count else 0,
             passed=sorted(CARD_TEXTS[c] for c in self.pass_lists[seat]),
             received=cards_to_texts_multi(received),
             hearts_broken=self.hearts_broken,
@@ -1114,7 +1125,9 @@ class GameState:
             queens = rules._derived.queen_mask
             for seat, mask in enumerate(self.taken):
                 if mask & queens:
-                    self.hakem = (seat - 1) % n  # the player before (to the right of) him
+                    # Seed 001 rule 8: the player to the right of the QS's taker (the next
+                    # one in play order when play goes counterclockwise, as in hokm_40).
+                    self.hakem = (seat + rules.side_offset("right")) % n
                     break
         self._record_hand(points=self.pending_points, scores=tuple(scores), void=False)
         self.winners = self._winners() if max(totals) >= rules.target else []

@@ -106,6 +106,30 @@ def test_replay_frames_of_a_cancellation_game() -> None:
     assert running == replay(record).totals
 
 
+@pytest.mark.parametrize(
+    ("spec", "first", "second"),
+    [
+        ("persian", 1, -1),  # counterclockwise (RULES.md §7): right is the next seat
+        ({"preset": "persian", "direction": "clockwise"}, -1, 1),
+        ("standard", 1, -1),  # clockwise: left is the next seat
+    ],
+)
+def test_replay_frames_name_the_seat_each_pass_reaches(spec: Any, first: int, second: int) -> None:
+    from engine.rules import RuleSet
+    from engine.simulate import random_game
+
+    rules = RuleSet.from_spec(spec)
+    record = random_game(rules, 5, random.Random(5)).to_record()
+    frames = replay_frames(record)
+    hands = [h for h in frames["hands"] if not h["void"]]
+    assert [h["number"] for h in hands[:2]] == [0, 1]
+    for hand, step in zip(hands[:2], (first, second), strict=True):
+        assert hand["pass_direction"] == rules.pass_cycle[hand["number"] % 4]
+        assert hand["pass_to"] == [(seat + step) % 4 for seat in range(4)]
+        for seat, cards in enumerate(hand["passes"]):
+            assert hand["received"][(seat + step) % 4] == sorted(cards)
+
+
 def test_tournament_page_standings_crosstable_and_refresh() -> None:
     from arena import tournaments
 

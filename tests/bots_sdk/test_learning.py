@@ -233,6 +233,27 @@ def test_a_hidden_kitty_is_not_observed_until_the_hand_is_over() -> None:
         env.step(_masked(observation, rng))
 
 
+@pytest.mark.parametrize(
+    ("spec", "slots"),
+    [
+        ("standard", [0, 1, 2, 3]),  # left (next), right (previous), across, hold
+        ("persian", [0, 1, 2, 3]),  # right is the next seat counterclockwise
+        ({"preset": "persian", "direction": "clockwise"}, [1, 0, 2, 3]),
+        ({"preset": "persian", "players": 3}, [0, 1, 3]),
+    ],
+)
+def test_the_pass_is_observed_by_where_it_goes_in_play_order(spec: Any, slots: list) -> None:
+    rules = RuleSet.from_spec(spec)
+    layout = observation_layout(rules)
+    start = sum(size for name, size in layout[: [n for n, _ in layout].index("pass_direction")])
+    deal = GameState(rules, seed=4)
+    hands = [deal.hand_of(seat) for seat in range(rules.players)]
+    for number, slot in enumerate(slots):
+        state = GameState.at_play(rules, hands, hand_number=number)
+        block = encode(View.from_observation(state.observation(1)))[start : start + 4]
+        assert list(block) == [1.0 if i == slot else 0.0 for i in range(4)], number
+
+
 def test_the_extra_missing_gives_a_clear_message() -> None:
     code = "import sys\nsys.modules['pettingzoo'] = None\nimport bots_sdk.learning\n"
     done = subprocess.run(

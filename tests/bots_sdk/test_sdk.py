@@ -44,6 +44,31 @@ def test_view_contract_names_and_round_trip() -> None:
         view.seat = 2  # type: ignore[misc]
 
 
+@pytest.mark.parametrize(
+    ("spec", "offsets"),
+    [
+        ("standard", [1, 3, 2, 0]),  # clockwise: left is the next seat
+        ("persian", [1, 3, 2, 0]),  # counterclockwise: right is the next seat (RULES.md §7)
+        ({"preset": "persian", "direction": "clockwise"}, [3, 1, 2, 0]),
+        ({"preset": "standard", "pass_count": 0}, [0, 0, 0, 0]),  # nobody passes
+    ],
+)
+def test_view_says_where_the_passes_go_and_reads_messages_without_it(
+    spec: str | dict, offsets: list[int]
+) -> None:
+    rules = RuleSet.from_spec(spec)
+    deal = GameState(rules, seed=3)
+    hands = [deal.hand_of(seat) for seat in range(4)]
+    for number, offset in enumerate(offsets):
+        state = GameState.at_play(rules, hands, hand_number=number)
+        view = View.from_observation(state.observation(2))
+        assert view.pass_direction == rules.pass_cycle[number]
+        assert view.pass_offset == offset and view.to_dict()["pass_offset"] == offset
+        older = view.to_dict()
+        del older["pass_offset"]  # a message from before the field was sent
+        assert View.from_dict(json.loads(json.dumps(older))) == view
+
+
 def test_views_never_show_other_hands() -> None:
     rng = random.Random(1)
     for state, view in _views("standard", 4, 2, rng)[::7]:
@@ -78,13 +103,21 @@ def test_sampled_states_agree_with_what_the_view_knows(preset: str) -> None:
                             assert all(c[1] != led for c in sample.hand_of(seat))
 
 
-def test_passed_cards_are_where_they_went() -> None:
-    rules = RuleSet.from_preset("standard")
+@pytest.mark.parametrize(
+    ("spec", "step"),
+    [
+        ("standard", 1),  # left, clockwise: the next seat
+        ("persian", 1),  # right, counterclockwise: the next seat
+        ({"preset": "persian", "direction": "clockwise"}, -1),  # right, clockwise: the previous
+    ],
+)
+def test_passed_cards_are_where_they_went(spec: str | dict, step: int) -> None:
+    rules = RuleSet.from_spec(spec)
     state = GameState(rules, seed=5)
     while state.phase is Phase.PASS:
         state.apply(state.legal_actions()[0])
     view = View.from_observation(state.observation(state.current_seat))
-    receiver = (view.seat + 1) % 4
+    receiver = (view.seat + step) % 4
     for _ in range(5):
         sample = Simulation(view, random.Random(_)).sample()
         assert set(view.passed) <= set(sample.hand_of(receiver))

@@ -145,6 +145,58 @@ def test_observation_shows_only_the_seats_own_cards() -> None:
     assert state.observation((state.current_seat + 1) % 4).legal == []
 
 
+def _receivers(rules: RuleSet, hands: int) -> list[list[int]]:
+    """Per hand, for each seat s: how many seats onward in play order s's passed cards
+    arrived (found in the receivers' observations), or [] on a hold hand."""
+    state = GameState(rules, seed=11)
+    n = rules.players
+    found: list[list[int]] = []
+    while len(found) < hands:
+        play(state, lowest, stop=lambda s: s.phase is not Phase.PASS)
+        views = [state.observation(seat) for seat in range(n)]
+        offsets = []
+        for seat, view in enumerate(views):
+            if view.passed:
+                to = next(r for r in range(n) if views[r].received == view.passed)
+                offsets.append((to - seat) % n)
+                assert view.pass_offset == (to - seat) % n  # what the seat is told
+            else:
+                assert view.pass_offset == 0
+        play(state, lowest)
+        if not state.history[-1].void:  # (a redeal replays the same hand number)
+            found.append(offsets)
+        state.next_hand()
+    return found
+
+
+@pytest.mark.parametrize(
+    ("spec", "expected"),
+    [
+        # Counterclockwise (RULES.md §7): right is the next player, left the previous one.
+        ("persian", [[1] * 4, [3] * 4, [2] * 4, []]),
+        ({"preset": "persian", "players": 3}, [[1] * 3, [2] * 3, []]),
+        ({"preset": "persian", "players": 5}, [[1] * 5, [4] * 5]),
+        ("black_lady_40", [[1] * 4, [3] * 4, [2] * 4, []]),
+        # Clockwise, as before: left is the next player.
+        ("standard", [[1] * 4, [3] * 4, [2] * 4, []]),
+        ({"preset": "standard", "players": 3}, [[1] * 3, [2] * 3]),
+        # Either preset with the other direction: its first pass goes to the previous player.
+        ({"preset": "persian", "direction": "clockwise"}, [[3] * 4, [1] * 4, [2] * 4, []]),
+        ({"preset": "standard", "direction": "counterclockwise"}, [[3] * 4, [1] * 4]),
+    ],
+)
+def test_passes_arrive_at_the_seat_the_direction_names(
+    spec: str | dict, expected: list[list[int]]
+) -> None:
+    assert _receivers(RuleSet.from_spec(spec), len(expected)) == expected
+
+
+def test_persian_with_players_3_keeps_passing_to_the_next_player_first() -> None:
+    rules = RuleSet.from_preset("persian").with_players(3)
+    assert (rules.direction, rules.pass_cycle) == ("counterclockwise", ("right", "left", "hold"))
+    assert _receivers(rules, 3) == [[1] * 3, [2] * 3, []]
+
+
 def test_clone_is_independent() -> None:
     state = GameState(RuleSet.from_preset("standard"), seed=8)
     copy = state.clone()

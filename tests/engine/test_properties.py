@@ -8,6 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from engine.cards import CARD_TEXTS
 from engine.record import replay, verify
 from engine.rules import PRESETS, RuleSet, allowed_player_counts
 from engine.simulate import random_game
@@ -47,15 +48,37 @@ def _check_step(state: GameState) -> None:
         assert state.legal_actions() == []
 
 
+def _check_passes_arrived(state: GameState) -> None:
+    """Each seat's passed cards are what the seat its rules name received: left is the next
+    seat clockwise and the previous one counterclockwise; right the other way round."""
+    rules, n = state.rules, state.n
+    hand = state.history[-1]
+    named = rules.pass_direction(hand.hand_number)
+    clockwise = rules.direction == "clockwise"
+    step = {"left": 1 if clockwise else -1, "right": -1 if clockwise else 1, "across": n // 2}
+    if hand.passes is None:
+        assert named == "hold" or rules.pass_count == 0
+        return
+    for seat in range(n):
+        to = (seat + step[named]) % n
+        passed = state.observation(seat).passed
+        assert passed == sorted(CARD_TEXTS[c] for c in hand.passes[seat])
+        assert state.observation(to).received == passed, (named, rules.direction, seat, to)
+        assert state.observation(seat).pass_offset == (to - seat) % n
+
+
 @settings(max_examples=60, deadline=None)
 @given(
     case=st.sampled_from(CASES),
     seed=st.integers(min_value=0, max_value=2**63),
     moves=st.integers(min_value=0, max_value=2**32),
+    direction=st.sampled_from(["clockwise", "counterclockwise"]),
 )
-def test_invariants_at_every_step(case: tuple[str, int], seed: int, moves: int) -> None:
+def test_invariants_at_every_step(
+    case: tuple[str, int], seed: int, moves: int, direction: str
+) -> None:
     preset, players = case
-    rules = RuleSet.from_preset(preset, players=players)
+    rules = RuleSet.from_preset(preset, players=players, direction=direction)
     rng = random.Random(moves)
     state = GameState(rules, seed=seed)
     for _ in range(3):
@@ -63,6 +86,7 @@ def test_invariants_at_every_step(case: tuple[str, int], seed: int, moves: int) 
             _check_step(state)
             state.apply(rng.choice(state.legal_actions()))
         _check_step(state)
+        _check_passes_arrived(state)
         hand = state.history[-1]
         if not hand.void:
             untaken = state.carry | (state.kitty if hand.kitty_taker is None else 0)

@@ -77,6 +77,58 @@ def test_records_with_rules_objects_and_every_preset_round_trip() -> None:
         assert replay(record).to_record() == record
 
 
+def _lowest_game(spec: Any, seed: int) -> GameState:
+    """A whole game where every seat takes its first legal action (trump C, moon add)."""
+    state = GameState(RuleSet.from_spec(spec), seed=seed)
+    while not state.is_game_over:
+        if state.current_seat is None:
+            state.next_hand()
+        else:
+            state.apply(state.legal_actions()[0])
+    return state
+
+
+@pytest.mark.parametrize(
+    "spec",
+    [
+        "persian",
+        "hokm_40",
+        {"preset": "persian", "players": 3},
+        {"preset": "hokm_40", "direction": "clockwise"},
+        {"preset": "standard", "direction": "counterclockwise"},
+    ],
+)
+def test_a_game_records_its_direction_and_verifies(spec: Any, tmp_path: Path) -> None:
+    state = _lowest_game(spec, seed=6)
+    record = state.to_record()
+    assert record["rules"] == spec  # a preset's own direction is not repeated; an override is
+    path = tmp_path / "game.json"
+    path.write_text(json.dumps(record))
+    code, result = _cli(["verify", str(path)])
+    assert code == 0 and result["valid"] and result["game_over"]
+    assert result["totals"] == state.totals and result["winners"] == state.winners
+    assert replay(json.loads(path.read_text())).to_record() == record
+    # Read the other way round, the passes reach other seats: the same record is another game.
+    rules = RuleSet.from_spec(spec)
+    other = "clockwise" if rules.direction == "counterclockwise" else "counterclockwise"
+    flipped = {**record, "rules": rules.with_overrides(direction=other).to_spec()}
+    again = verify(flipped)
+    assert not again["valid"] or again["totals"] != state.totals
+
+
+def test_a_missing_pass_is_named_by_where_it_goes() -> None:
+    for spec, words in [
+        ("persian", "hand 0 passes right (to the next seat)"),
+        (
+            {"preset": "persian", "direction": "clockwise"},
+            "hand 0 passes right (to the previous seat)",
+        ),
+        ("standard", "hand 0 passes left (to the next seat)"),
+    ]:
+        result = _invalid({"rules": spec, "seed": 1, "hands": [{"plays": ["2C"]}]})
+        assert result["stage"] == "pass" and result["error"].startswith(words), result["error"]
+
+
 def _invalid(record: Any) -> dict[str, Any]:
     result = verify(record)
     assert result["valid"] is False

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from engine.rules import PRESETS, RulesError, RuleSet, allowed_player_counts
@@ -33,7 +35,50 @@ def test_persian_passes_right_first_and_only_a_heart_breaks_hearts() -> None:
     rules = RuleSet.from_preset("persian")
     assert rules.pass_cycle == ("right", "left", "across", "hold")
     assert rules.hearts_break == "heart"
-    assert [rules.pass_offset(k) for k in range(4)] == [3, 1, 2, 0]
+    # Counterclockwise (RULES.md §7): the player on the right is the next one in play order.
+    assert rules.direction == "counterclockwise"
+    assert [rules.pass_offset(k) for k in range(4)] == [1, 3, 2, 0]
+
+
+def test_standard_plays_clockwise_left_is_the_next_seat() -> None:
+    rules = RuleSet.from_preset("standard")
+    assert rules.direction == "clockwise"
+    assert [rules.pass_offset(k) for k in range(4)] == [1, 3, 2, 0]
+    assert (rules.side_offset("left"), rules.side_offset("right")) == (1, 3)
+
+
+@pytest.mark.parametrize("preset", ["persian", "black_lady_54", "black_lady_40", "hokm_40"])
+def test_the_seed_001_presets_play_counterclockwise(preset: str) -> None:
+    for players in allowed_player_counts(preset):
+        rules = RuleSet.from_preset(preset, players=players)
+        assert rules.direction == "counterclockwise"
+        assert (rules.side_offset("left"), rules.side_offset("right")) == (players - 1, 1)
+        # The first pass, "right", goes to the next player (5-7 players: seed 003's table,
+        # left then right, named for this direction).
+        assert rules.pass_cycle[0] == "right" and rules.pass_offset(0) == 1
+
+
+@pytest.mark.parametrize(
+    "preset", ["standard", "omnibus", "kitty", "no_broken", "moon_subtract", "moon_choice",
+               "cancellation"],
+)  # fmt: skip
+def test_the_seed_003_presets_play_clockwise(preset: str) -> None:
+    assert RuleSet.from_preset(preset).direction == "clockwise"
+
+
+@pytest.mark.parametrize(
+    ("spec", "offsets"),
+    [
+        ({"preset": "persian", "direction": "clockwise"}, [3, 1, 2, 0]),
+        ({"preset": "standard", "direction": "counterclockwise"}, [3, 1, 2, 0]),
+        ({"preset": "persian", "players": 3}, [1, 2, 0]),
+        ({"preset": "persian", "players": 3, "direction": "clockwise"}, [2, 1, 0]),
+        ({"preset": "standard", "players": 6, "pass_cycle": ["across"]}, [3]),
+    ],
+)
+def test_the_direction_decides_which_seat_left_and_right_name(spec: dict, offsets: list) -> None:
+    rules = RuleSet.from_spec(spec)
+    assert [rules.pass_offset(k) for k in range(len(offsets))] == offsets
 
 
 def test_point_presets_of_seed_001() -> None:
@@ -80,7 +125,9 @@ def test_players_applies_the_removal_table(
 
 
 def test_three_player_persian_passes_right_left_hold() -> None:
-    assert RuleSet.from_preset("persian", players=3).pass_cycle == ("right", "left", "hold")
+    rules = RuleSet.from_preset("persian", players=3)
+    assert rules.pass_cycle == ("right", "left", "hold")
+    assert rules.direction == "counterclockwise"
 
 
 @pytest.mark.parametrize(("players", "kitty"), [(3, 1), (4, 4), (5, 2), (6, 4), (7, 3)])
@@ -118,6 +165,13 @@ def test_explicit_overrides_beat_the_table() -> None:
         ("standard", {"tie_break": "coin"}, "tie_break must be one of"),
         ("standard", {"removed": ["ZZ"]}, "removed: 'ZZ' is not a card"),
         ("standard", {"target": 0}, "target must be at least 1"),
+        (
+            "standard",
+            {"direction": "anticlockwise"},
+            "direction must be one of clockwise, counterclockwise; got 'anticlockwise'",
+        ),
+        ("persian", {"direction": "left"}, "direction must be one of clockwise, counterclockwise"),
+        ("standard", {"direction": None}, "direction must be one of clockwise, counterclockwise"),
         ("standard", {"colour": "red"}, "unknown setting 'colour'"),
         ("nonsense", {}, "unknown preset 'nonsense'"),
     ],
@@ -139,6 +193,32 @@ def test_spec_round_trips_for_every_preset_and_player_count(preset: str) -> None
     assert RuleSet.from_spec(tweaked.to_spec()) == tweaked
 
 
+@pytest.mark.parametrize(
+    ("spec", "written"),
+    [
+        ("persian", "persian"),  # the preset's own direction is not repeated
+        ({"preset": "persian", "direction": "counterclockwise"}, "persian"),
+        (
+            {"preset": "persian", "direction": "clockwise"},
+            {"preset": "persian", "direction": "clockwise"},
+        ),
+        (
+            {"preset": "standard", "direction": "counterclockwise"},
+            {"preset": "standard", "direction": "counterclockwise"},
+        ),
+        (
+            {"preset": "hokm_40", "players": 5, "direction": "clockwise"},
+            {"preset": "hokm_40", "players": 5, "direction": "clockwise"},
+        ),
+    ],
+)
+def test_direction_round_trips_through_the_spec(spec: Any, written: Any) -> None:
+    rules = RuleSet.from_spec(spec)
+    assert rules.to_spec() == written
+    assert RuleSet.from_spec(rules.to_spec()) == rules
+    assert rules.to_dict()["direction"] == rules.direction
+
+
 def test_rule_sets_are_frozen_and_hashable() -> None:
     rules = RuleSet.from_preset("standard")
     with pytest.raises(AttributeError):
@@ -158,10 +238,22 @@ def test_changing_the_player_count_keeps_every_setting_chosen(preset: str) -> No
     for players in allowed_player_counts(preset):
         moved = chosen.with_players(players)
         assert (moved.players, moved.target, moved.jd_bonus) == (players, 57, -7)
+        assert moved.direction == chosen.direction
         # what the count decides comes from its table, as for the preset itself
         table = RuleSet.from_preset(preset, players=players)
         assert (moved.removed, moved.kitty) == (table.removed, table.kitty)
         assert RuleSet.from_spec(moved.to_spec()) == moved  # and it round-trips
+
+
+@pytest.mark.parametrize(("preset", "flipped"), [("standard", "counterclockwise"),
+                                                ("persian", "clockwise")])  # fmt: skip
+def test_changing_the_player_count_keeps_a_chosen_direction(preset: str, flipped: str) -> None:
+    chosen = RuleSet.from_spec({"preset": preset, "direction": flipped})
+    for players in allowed_player_counts(preset):
+        moved = chosen.with_players(players)
+        count = {} if players == 4 else {"players": players}
+        assert moved.direction == flipped
+        assert moved.to_spec() == {"preset": preset, **count, "direction": flipped}
 
 
 def test_the_engine_command_keeps_the_settings_when_the_players_change() -> None:

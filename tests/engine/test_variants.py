@@ -124,9 +124,24 @@ def test_hokm_hakem_declares_and_trumps_win() -> None:
     assert checked > 100
 
 
-def test_next_hakem_sits_before_the_queen_taker() -> None:
-    rules = RuleSet.from_preset("hokm_40")
+@pytest.mark.parametrize(
+    ("spec", "step"),
+    [
+        # hokm_40 plays counterclockwise (RULES.md §7): the player to the right of the QS's
+        # taker is the next one in play order.
+        ("hokm_40", 1),
+        ({"preset": "hokm_40", "players": 3}, 1),
+        ({"preset": "hokm_40", "players": 5}, 1),
+        # The other reading, clockwise: the player to the right plays before the taker.
+        ({"preset": "hokm_40", "direction": "clockwise"}, -1),
+        ({"preset": "hokm_40", "players": 5, "direction": "clockwise"}, -1),
+    ],
+)
+def test_next_hakem_sits_to_the_right_of_the_queen_taker(spec: str | dict, step: int) -> None:
+    rules = RuleSet.from_spec(spec)
+    n = rules.players
     rng = random.Random(2)
+    checked = 0
     for seed in range(50):
         state = GameState(rules, seed=seed)
         state.play_random(rng)
@@ -135,7 +150,9 @@ def test_next_hakem_sits_before_the_queen_taker() -> None:
         queen = card_index("QS")
         taker = next(s for s, m in enumerate(state.taken) if m >> queen & 1)
         state.next_hand()
-        assert state.hakem == (taker - 1) % 4 and state.current_seat == state.hakem
+        assert state.hakem == (taker + step) % n and state.current_seat == state.hakem
+        checked += 1
+    assert checked > 30
 
 
 def test_cancellation_identical_cards_cancel_and_carry_over() -> None:
