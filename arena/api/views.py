@@ -133,13 +133,15 @@ class TokenView(ObtainAuthToken):
             refused = exceptions.Throttled(detail=logins.too_many_message(wait))
             refused.wait = wait  # the Retry-After header
             raise refused
+        check = self.get_serializer(data=request.data)
         try:
-            response = super().post(request, *args, **kwargs)
+            check.is_valid(raise_exception=True)
         except exceptions.ValidationError:
             logins.login_failed(username, address)
             raise
         logins.login_succeeded(username, address)
-        return response
+        token = services.token_obtain(user=check.validated_data["user"])
+        return Response({"token": token.key})
 
 
 class IsOwnerOrReadOnly(permissions.BasePermission):
@@ -223,9 +225,7 @@ class LadderViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.G
         data = s.EntryCreateSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         bot = get_object_or_404(Bot, pk=data.validated_data["bot"])
-        if bot.owner_id != request.user.pk:
-            raise exceptions.PermissionDenied("only the bot's owner enters it in a ladder")
-        entry, created = services.ladder_join(ladder=ladder, bot=bot)
+        entry, created = services.ladder_enter(ladder=ladder, bot=bot, user=request.user)
         code = status.HTTP_201_CREATED if created else status.HTTP_200_OK
         return Response({"entry": entry.pk, "bot": bot.pk, "ladder": ladder.pk}, status=code)
 
