@@ -172,3 +172,73 @@ def test_nothing_outside_the_engine_reads_its_private_names() -> None:
     ]
     assert found == [], "\n".join(found)
 
+
+# --- pages and API views read through selectors and write through services -------------------
+
+#: Queryset and manager methods: a view calling one is querying or writing itself.
+ORM_METHODS = frozenset({
+    "all", "filter", "exclude", "create", "update", "delete", "save", "annotate", "aggregate",
+    "select_related", "prefetch_related", "order_by", "values", "values_list", "get_or_create",
+    "update_or_create", "bulk_create", "bulk_update", "count", "exists", "first", "last",
+    "defer", "only", "distinct", "in_bulk", "iterator", "raw", "select_for_update",
+    "refresh_from_db", "full_clean",
+})  # fmt: skip
+#: Called without arguments these are dict methods too (``dict.values()``): only flagged with.
+ORM_WITH_ARGUMENTS = frozenset({"values", "update"})
+ORM_SHORTCUTS = frozenset({"get_object_or_404", "get_list_or_404"})
+
+
+def _view_modules() -> list[Path]:
+    """The pages (``arena/web.py``), the project's views and every module of ``arena/api``
+    that defines a view: a class based on a view or a viewset, or a function taking the
+    request first."""
+    modules = [PROJECT_DIR / "arena" / "web.py", PROJECT_DIR / "hearts_platform" / "views.py"]
+    for path in sorted((PROJECT_DIR / "arena" / "api").glob("*.py")):
+        for node in ast.parse(path.read_text()).body:
+            bases = [ast.unparse(b) for b in getattr(node, "bases", [])]
+            if any("View" in base for base in bases) or (
+                isinstance(node, ast.FunctionDef)
+                and node.args.args[:1]
+                and node.args.args[0].arg == "request"
+            ):
+                modules.append(path)
+                break
+    return modules
+
+
+def _orm_call(node: ast.Call) -> str | None:
+    """The queryset method or shortcut ``node`` calls, if it is one."""
+    func = node.func
+    if isinstance(func, ast.Name):
+        return func.id if func.id in ORM_SHORTCUTS else None
+    if not isinstance(func, ast.Attribute):
+        return None
+    name, with_arguments = func.attr, bool(node.args or node.keywords)
+    if name in ORM_SHORTCUTS or name == "get" and node.keywords:  # `.get(pk=…)`, not dict.get
+        return name
+    if name in ORM_METHODS and (with_arguments or name not in ORM_WITH_ARGUMENTS):
+        return name
+    return None
+
+
+def _orm_uses(path: Path) -> list[str]:
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Attribute) and node.attr == "objects":
+            found.add((node.lineno, ast.unparse(node)))
+        elif isinstance(node, ast.Call) and (name := _orm_call(node)):
+            found.add((node.lineno, f"{name}()"))
+    return [f"{path.relative_to(PROJECT_DIR)}:{line}: {what}" for line, what in sorted(found)]
+
+
+def test_view_modules_are_found() -> None:
+    names = {path.relative_to(PROJECT_DIR).as_posix() for path in _view_modules()}
+    assert {"arena/web.py", "arena/api/views.py"} <= names
+    assert not names & {"arena/api/serializers.py", "arena/api/filters.py"}
+
+
+def test_pages_and_api_views_never_touch_the_orm() -> None:
+    # Reads go through arena.selectors, writes through arena.services: one place to look for
+    # a query (and its count), one place where a write is checked.
+    found = [use for path in _view_modules() for use in _orm_uses(path)]
+    assert found == [], "\n".join(found)

@@ -12,8 +12,8 @@ from django.utils.translation import gettext
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from arena import selectors
 from arena.models import Bot, BotVersion, Ladder, Match, MatchSeat, Tournament
-from arena.selectors import active_version
 from arena.services import CHALLENGE_MAX_HANDS, SeatSpec
 from arena.tournaments import MATCH_TEST_DEFAULTS
 from bots_sdk.builtin import BUILTIN
@@ -110,7 +110,7 @@ class MeSerializer(serializers.ModelSerializer):
 
     @extend_schema_field(NamedBotSerializer(many=True))
     def get_bots(self, user: Any) -> list[dict[str, Any]]:
-        return [{"id": b.pk, "name": b.name} for b in user.bots.order_by("name")]
+        return [{"id": b.pk, "name": b.name} for b in selectors.bots_of(user)]
 
 
 class _LadderNames(serializers.ManyRelatedField):
@@ -130,7 +130,7 @@ class BotSerializer(serializers.ModelSerializer):
     active_version = serializers.SerializerMethodField()
     join_ladders = _LadderNames(
         child_relation=serializers.SlugRelatedField(
-            slug_field="name", queryset=Ladder.objects.filter(active=True)
+            slug_field="name", queryset=selectors.ladders_active()
         ),
         required=False,
         help_text="Ladders (by name) the bot enters by itself when its first version becomes "
@@ -145,7 +145,7 @@ class BotSerializer(serializers.ModelSerializer):
                             "active_version"]  # fmt: skip
 
     def get_active_version(self, bot: Bot) -> int | None:
-        version = active_version(bot.pk)
+        version = selectors.active_version(bot.pk)
         return version.number if version else None
 
 
@@ -155,7 +155,7 @@ class BotUpdateSerializer(serializers.Serializer):
     description = serializers.CharField(max_length=2000, allow_blank=True, required=False)
     join_ladders = _LadderNames(
         child_relation=serializers.SlugRelatedField(
-            slug_field="name", queryset=Ladder.objects.filter(active=True)
+            slug_field="name", queryset=selectors.ladders_active()
         ),
         required=False,
     )
@@ -275,7 +275,7 @@ class ChallengeSerializer(serializers.Serializer):
             if isinstance(item, str) and item in BUILTIN:
                 seats.append(SeatSpec(builtin=item))
             elif isinstance(item, int):  # (SeatField took only ids and built-in names)
-                version = active_version(item)
+                version = selectors.active_version(item)
                 if version is None or version.bot.disabled:
                     raise serializers.ValidationError(
                         gettext("bot %(id)s has no active version") % {"id": item}
@@ -305,7 +305,7 @@ class TournamentSerializer(serializers.ModelSerializer):
         return tournament_progress(tournament)
 
     def get_bots(self, tournament: Any) -> list[dict[str, Any]]:
-        return [{"id": e.bot_id, "name": e.label} for e in tournament.entries.select_related("bot")]
+        return [{"id": e.bot_id, "name": e.label} for e in selectors.tournament_field(tournament)]
 
 
 class TournamentCreateSerializer(serializers.Serializer):
