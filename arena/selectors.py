@@ -1,14 +1,23 @@
-"""Reads of the arena: the queries behind the API and the pages (query counts independent of
-how many matches are stored)."""
+"""Reads of the arena: every query behind the API and the pages (query counts independent of
+how many matches are stored). The views call these and nothing of the ORM (a layout test
+checks it).
+
+A lookup of what a URL names (``bot_get``, ``match_get``, …) raises :class:`~django.http.Http404`
+when there is none (Django's ``get_object_or_404``: the same message in the pages and the API);
+the others return a queryset (unevaluated, for a pager or a filter to narrow), a list, or None
+for what may be missing."""
 
 from __future__ import annotations
 
 import statistics
 from collections import defaultdict
+from collections.abc import Iterable
 from typing import Any
 
 from django.db.models import Count, OuterRef, Prefetch, QuerySet, Subquery
 from django.db.models.functions import Lower
+from django.shortcuts import get_object_or_404
+from rest_framework.authtoken.models import Token
 
 from arena import formats
 from arena.models import (
@@ -181,12 +190,188 @@ def running_now() -> dict[str, int]:
     }
 
 
-# --- tournaments ---------------------------------------------------------------------------
+# --- who sees what --------------------------------------------------------------------------
 
 
-def tournament_entries(tournament: Tournament) -> list[TournamentEntry]:
-    """The tournament's entries in entry order, with their bots."""
-    return list(tournament.entries.select_related("bot").order_by("pk"))
+def can_see_logs(user: Any, bot: Bot) -> bool:
+    """Whether ``user`` may read what only a bot's author should: its versions' validation
+    logs and what it wrote to stderr in matches. Its owner only (not staff, not the other
+    players of its matches): the one rule the pages and the API both apply."""
+    return bool(user.is_authenticated) and bot.owner_id == user.pk
+
+
+def match_logs(seats: Iterable[MatchSeat], user: Any) -> list[dict[str, Any]]:
+    """The seats of a match (:func:`match_seats`) whose bot's logs ``user`` may read
+    (:func:`can_see_logs`): seat, bot name and stderr, in seat order."""
+    return [
+        {"seat": seat.seat, "bot": seat.version.bot.name, "stderr": seat.stderr}
+        for seat in seats
+        if seat.version is not None and can_see_logs(user, seat.version.bot)
+    ]
+
+
+def bot_logs(bot: Bot, matches: Iterable[Match], user: Any) -> list[dict[str, Any]]:
+    """What ``bot`` wrote to stderr in ``matches`` (:func:`recent_matches` with ``stderr``),
+    seat by seat where it wrote anything, if ``user`` may read it (else nothing)."""
+    if not can_see_logs(user, bot):
+        return []
+    return [
+        {"match": match.pk, "seat": seat.seat, "stderr": seat.stderr}
+        for match in matches
+        for seat in match.seats.all()  # prefetched
+        if seat.version is not None and seat.version.bot_id == bot.pk and seat.stderr
+    ]
+
+
+# --- one row, by what a URL names -----------------------------------------------------------
+
+
+def bot_get(bot_id: int) -> Bot:
+    """A bot and its owner; Http404 when there is none."""
+    return get_object_or_404(Bot.objects.select_related("owner"), pk=bot_id)
+
+
+def version_get(*, bot: Bot, number: int) -> BotVersion:
+    """Version ``number`` of ``bot``; Http404 when there is none."""
+    return get_object_or_404(BotVersion, bot=bot, number=number)
+
+
+def ladder_get(ladder_id: int) -> Ladder:
+    """A ladder; Http404 when there is none."""
+    return get_object_or_404(Ladder, pk=ladder_id)
+
+
+def match_get(match_id: int) -> Match:
+    """A match, record included; Http404 when there is none."""
+    return get_object_or_404(Match, pk=match_id)
+
+
+def tournament_get(tournament_id: int) -> Tournament:
+    """A tournament; Http404 when there is none."""
+    return get_object_or_404(Tournament, pk=tournament_id)
+
+
+# --- bots and accounts ------------------------------------------------------------------------
+
+
+def bots() -> QuerySet[Bot]:
+    """Every bot (retired and disabled too) with its owner and the ladders it joins, by id."""
+    return Bot.objects.select_related("owner").prefetch_related("join_ladders").order_by("id")
+
+
+def bots_of(user: Any) -> QuerySet[Bot]:
+    """A user's bots, by name."""
+    return Bot.objects.filter(owner=user).order_by("name")
+
+
+def bot_id_named(name: str) -> int | None:
+    """The id of the bot called ``name`` (any case), or None."""
+    return Bot.objects.filter(name__iexact=name).values_list("pk", flat=True).first()
+
+
+def bot_names_playing(limit: int = 200) -> list[str]:
+    """The names of bots that can be seated (an active version, not disabled), newest first."""
+    return list(
+        Bot.objects.filter(disabled=False, versions__status=BotVersion.Status.ACTIVE)
+        .order_by("-pk")
+        .values_list("name", flat=True)[:limit]
+    )
+
+
+def bot_versions(bot: Bot, *, newest_first: bool = False) -> QuerySet[BotVersion]:
+    """A bot's versions without their code (up to a MiB each), by number."""
+    return bot.versions.defer("code").order_by("-number" if newest_first else "number")
+
+
+def token_of(user: Any) -> Token | None:
+    """A user's API token, if one was made."""
+    return Token.objects.filter(user=user).first()
+
+
+# --- ladders ----------------------------------------------------------------------------------
+
+
+def ladders() -> QuerySet[Ladder]:
+    """Every ladder, by id."""
+    return Ladder.objects.order_by("id")
+
+
+def ladders_active() -> QuerySet[Ladder]:
+    """The ladders that get new matches, by id."""
+    return Ladder.objects.filter(active=True).order_by("id")
+
+
+def ladder_names_active() -> list[str]:
+    """The names of the active ladders, in alphabetical order."""
+    return list(Ladder.objects.filter(active=True).order_by("name").values_list("name", flat=True))
+
+
+def ladder_named(name: str) -> Ladder | None:
+    """The ladder called ``name``, or None."""
+    return Ladder.objects.filter(name=name).first()
+
+
+def ladder_entries(*, bot: Bot | None = None, builtin: str = "") -> list[LadderEntry]:
+    """The ladder entries of a bot or of a built-in, with their ladder and fitted rating."""
+    whose = {"bot": bot} if bot is not None else {"builtin": builtin}
+    return list(LadderEntry.objects.filter(**whose).select_related("ladder", "rating"))
+
+
+# --- matches ----------------------------------------------------------------------------------
+
+
+def recent_matches(limit: int = 20, *, stderr: bool = False, bot: Bot | None = None,
+                   builtin: str = "") -> list[Match]:  # fmt: skip
+    """The newest matches (those ``bot`` or the built-in ``builtin`` played, when given) with
+    their seats; records (and bots' stderr, unless asked for) are left in the database: a
+    list shows neither, and they are the bulk of a match's row."""
+    seats = MatchSeat.objects.select_related("version__bot").defer("version__code")
+    if not stderr:
+        seats = seats.defer("stderr")
+    query = Match.objects.all()
+    if bot is not None:
+        query = query.filter(pk__in=MatchSeat.objects.filter(version__bot=bot).values("match_id"))
+    elif builtin:
+        query = query.filter(pk__in=MatchSeat.objects.filter(builtin=builtin).values("match_id"))
+    return list(
+        query.defer("record")
+        .prefetch_related(Prefetch("seats", queryset=seats.order_by("seat")))
+        .order_by("-id")[:limit]
+    )
+
+
+def match_seats(match: Match) -> list[MatchSeat]:
+    """A match's seats in order, with their bots (not their code)."""
+    return list(match.seats.select_related("version__bot").defer("version__code").order_by("seat"))
+
+
+# --- tournaments ------------------------------------------------------------------------------
+
+
+def tournaments() -> QuerySet[Tournament]:
+    """Every tournament, newest first."""
+    return Tournament.objects.order_by("-id")
+
+
+def tournaments_upcoming(limit: int = 10) -> QuerySet[Tournament]:
+    """Tournaments running or still to start, the soonest first."""
+    return Tournament.objects.filter(
+        status__in=[Tournament.Status.RUNNING, Tournament.Status.SCHEDULED]
+    ).order_by("starts_at")[:limit]
+
+
+def tournament_field(tournament: Tournament) -> QuerySet[TournamentEntry]:
+    """A tournament's entries with their bots and frozen versions, in entry order."""
+    return tournament.entries.select_related("bot", "version").order_by("pk")
+
+
+def tournament_matches(tournament: Tournament) -> list[dict[str, Any]]:
+    """A tournament's matches as rows (pk, round, table, rotation, status), in playing order."""
+    return list(
+        tournament.matches.order_by("round", "table", "rotation").values(
+            "pk", "round", "table", "rotation", "status"
+        )
+    )
 
 
 def tournament_finished_seats(tournament: Tournament) -> list[MatchSeat]:
@@ -295,5 +480,5 @@ def tournament_progress(tournament: Tournament) -> dict[str, int]:
 def match_test_result(tournament: Tournament) -> SprtResult:
     """A match test's SPRT over the deals played so far (:meth:`arena.formats.MatchTest.result`)."""
     return formats.MatchTest.result(
-        tournament, tournament_entries(tournament), tournament_finished_seats(tournament)
+        tournament, list(tournament_field(tournament)), tournament_finished_seats(tournament)
     )

@@ -98,6 +98,14 @@ def user_create(*, username: str, password: str) -> Any:
     return user
 
 
+def token_obtain(*, user: Any) -> Any:
+    """``user``'s API token, made the first time it is asked for (the API's log-in)."""
+    from rest_framework.authtoken.models import Token
+
+    token, _ = Token.objects.get_or_create(user=user)
+    return token
+
+
 @transaction.atomic
 def token_rotate(*, user: Any) -> Any:
     """A new API token for ``user``; the old one stops working."""
@@ -172,6 +180,15 @@ def ladder_join(*, ladder: Ladder, bot: Bot) -> tuple[LadderEntry, bool]:
     """Enter ``bot`` in ``ladder`` (once: entering again changes nothing); the entry and
     whether it is new."""
     return LadderEntry.objects.get_or_create(ladder=ladder, bot=bot)
+
+
+@transaction.atomic
+def ladder_enter(*, ladder: Ladder, bot: Bot, user: Any) -> tuple[LadderEntry, bool]:
+    """The owner enters a bot in a ladder (:func:`ladder_join`: entering again changes
+    nothing); the entry and whether it is new."""
+    if bot.owner_id != user.pk:
+        raise PermissionError("only the bot's owner enters it in a ladder")
+    return ladder_join(ladder=ladder, bot=bot)
 
 
 @transaction.atomic

@@ -134,7 +134,7 @@ def tournament_start(*, tournament_id: int) -> Tournament | None:
 
 
 def _tables_for(tournament: Tournament, number: int) -> list[list[TournamentEntry]]:
-    entries = {str(e.pk): e for e in selectors.tournament_entries(tournament)}
+    entries = {str(e.pk): e for e in list(selectors.tournament_field(tournament))}
     standing = [str(row["entry"]) for row in selectors.tournament_standings(tournament)]
     plan = formats.Round(
         tournament=tournament, number=number, entries=list(entries), standing=standing,
@@ -190,7 +190,7 @@ def tournament_advance(*, tournament_id: int) -> Tournament:
             return tournament
         ending = formats.get(tournament.format).decide(
             tournament,
-            selectors.tournament_entries(tournament),
+            list(selectors.tournament_field(tournament)),
             selectors.tournament_finished_seats(tournament),
         )
         if ending is not None:

@@ -17,15 +17,13 @@ from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.core.paginator import Paginator
 from django.db import transaction
-from django.db.models import Prefetch
 from django.http import Http404, HttpRequest, HttpResponse
-from django.shortcuts import get_object_or_404, redirect, render
+from django.shortcuts import redirect, render
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.safestring import mark_safe
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 from rest_framework import exceptions
-from rest_framework.authtoken.models import Token
 from rest_framework.authtoken.serializers import AuthTokenSerializer
 from rest_framework.serializers import Serializer
 from rest_framework.throttling import ScopedRateThrottle
@@ -39,15 +37,7 @@ from arena.api.serializers import (
 )
 from arena.charts import Point, rating_history_svg
 from arena.errors import error_messages
-from arena.models import (
-    Bot,
-    BotVersion,
-    Ladder,
-    LadderEntry,
-    Match,
-    MatchSeat,
-    Tournament,
-)
+from arena.models import BotVersion, LadderEntry, Match, Tournament
 from arena.replays import replay_frames
 from arena.uploads import read_upload
 from bots_sdk.builtin import BUILTIN
@@ -55,20 +45,6 @@ from engine.rules import PRESETS
 
 #: Rating-history points drawn per ladder on a bot page (thinned evenly by the database).
 HISTORY_POINTS = 200
-
-
-def _recent_matches(limit: int = 20, *, stderr: bool = False, **filters: Any) -> list[Match]:
-    """The newest matches with their seats; records (and bots' stderr, unless asked for) are
-    left in the database: a list shows neither, and they are the bulk of a match's row."""
-    seats = MatchSeat.objects.select_related("version__bot").defer("version__code")
-    if not stderr:
-        seats = seats.defer("stderr")
-    return list(
-        Match.objects.filter(**filters)
-        .defer("record")
-        .prefetch_related(Prefetch("seats", queryset=seats.order_by("seat")))
-        .order_by("-id")[:limit]
-    )
 
 
 def _with_bars(rows: list[dict[str, Any]], value: str) -> list[dict[str, Any]]:
@@ -86,17 +62,23 @@ def _with_bars(rows: list[dict[str, Any]], value: str) -> list[dict[str, Any]]:
     return rows
 
 
+def _ratings(entries: list[LadderEntry]) -> list[dict[str, Any]]:
+    """Each ladder entry's fitted rating (None before the first refit) and live Elo."""
+    return [
+        {"ladder": e.ladder, "rating": getattr(e, "rating", None), "live_elo": e.live_elo}
+        for e in entries
+    ]
+
+
 def home(request: HttpRequest) -> HttpResponse:
     ladders = [
         {"ladder": ladder, "top": selectors.ladder_rankings(ladder)[:10]}
-        for ladder in Ladder.objects.filter(active=True).order_by("id")
+        for ladder in selectors.ladders_active()
     ]
-    tournaments = Tournament.objects.filter(status__in=["running", "scheduled"]).order_by(
-        "starts_at"
-    )[:10]
-    return render(request, "arena/home.html", {"ladders": ladders, "tournaments": tournaments,
-                                               "matches": _recent_matches(10),
-                                               "now": selectors.running_now()})  # fmt: skip
+    return render(request, "arena/home.html", {
+        "ladders": ladders, "tournaments": selectors.tournaments_upcoming(10),
+        "matches": selectors.recent_matches(10), "now": selectors.running_now(),
+    })  # fmt: skip
 
 
 def docs_page(request: HttpRequest, name: str) -> HttpResponse:
@@ -159,7 +141,7 @@ def tournaments_index(request: HttpRequest) -> HttpResponse:
 
 def bots_index(request: HttpRequest) -> HttpResponse:
     search = request.GET.get("q", "").strip()[:64]
-    ladder = Ladder.objects.filter(name=services.DEFAULT_LADDER).first()
+    ladder = selectors.ladder_named(services.DEFAULT_LADDER)
     page = _page(request, selectors.bots_index(search=search, ladder=ladder))
     builtins = [(name, _builtin_summary(name)) for name in sorted(BUILTIN)]
     return render(request, "arena/bots.html", {
@@ -200,41 +182,29 @@ def _builtin_summary(name: str) -> str:
 def builtin_page(request: HttpRequest, name: str) -> HttpResponse:
     if name not in BUILTIN:
         raise Http404("no such built-in bot")
-    entries = LadderEntry.objects.filter(builtin=name).select_related("ladder", "rating")
-    ratings = [
-        {"ladder": e.ladder, "rating": getattr(e, "rating", None), "live_elo": e.live_elo}
-        for e in entries
-    ]
-    played = MatchSeat.objects.filter(builtin=name).values("match_id")
     return render(request, "arena/builtin.html", {
-        "name": name, "summary": _builtin_summary(name), "ratings": ratings,
-        "matches": _recent_matches(20, pk__in=played),
+        "name": name, "summary": _builtin_summary(name),
+        "ratings": _ratings(selectors.ladder_entries(builtin=name)),
+        "matches": selectors.recent_matches(20, builtin=name),
     })  # fmt: skip
 
 
 def ladder_page(request: HttpRequest, ladder_id: int) -> HttpResponse:
-    ladder = get_object_or_404(Ladder, pk=ladder_id)
+    ladder = selectors.ladder_get(ladder_id)
     rows = _with_bars(selectors.ladder_rankings(ladder), "rating")
     return render(request, "arena/ladder.html", {"ladder": ladder, "rows": rows})
 
 
+#: A version in one of these is still to be validated: its page refreshes itself.
+_WAITING = (BotVersion.Status.PENDING, BotVersion.Status.VALIDATING)
+
+
 def bot_page(request: HttpRequest, bot_id: int) -> HttpResponse:
-    bot = get_object_or_404(Bot.objects.select_related("owner"), pk=bot_id)
-    versions = BotVersion.objects.filter(bot=bot).defer("code").order_by("-number")
-    owner = request.user.is_authenticated and request.user.pk == bot.owner_id
-    played = MatchSeat.objects.filter(version__bot=bot).values("match_id")
-    matches = _recent_matches(20, stderr=owner, pk__in=played)
-    logs = []
-    if owner:  # the owner's own bot's stderr in each recent match, nobody else's
-        for match in matches:
-            for seat in match.seats.all():
-                if seat.version is not None and seat.version.bot_id == bot.pk and seat.stderr:
-                    logs.append({"match": match.pk, "seat": seat.seat, "stderr": seat.stderr})
-    entries = list(LadderEntry.objects.filter(bot=bot).select_related("ladder", "rating"))
-    ratings = [
-        {"ladder": e.ladder, "rating": getattr(e, "rating", None), "live_elo": e.live_elo}
-        for e in entries
-    ]
+    bot = selectors.bot_get(bot_id)
+    versions = selectors.bot_versions(bot, newest_first=True)
+    owner = selectors.can_see_logs(request.user, bot)  # its logs, and the upload link
+    matches = selectors.recent_matches(20, stderr=owner, bot=bot)
+    entries = selectors.ladder_entries(bot=bot)
     ladder_of = {entry.pk: entry.ladder.name for entry in entries}
     points = selectors.rating_history(list(ladder_of), points=HISTORY_POINTS)
     series: dict[str, list[Point]] = {}
@@ -242,58 +212,47 @@ def bot_page(request: HttpRequest, bot_id: int) -> HttpResponse:
         series.setdefault(ladder_of[entry_id], []).append(Point(at, rating, low, high, count))
     chart = rating_history_svg(series, title=_("Rating history of %(name)s") % {"name": bot.name})
     context = {
-        "bot": bot, "versions": versions, "owner": owner, "matches": matches, "logs": logs,
-        "ratings": ratings, "chart": mark_safe(chart),  # built from numbers and escaped names
+        "bot": bot, "versions": versions, "owner": owner, "matches": matches,
+        "logs": selectors.bot_logs(bot, matches, request.user), "ratings": _ratings(entries),
+        "chart": mark_safe(chart),  # built from numbers and escaped names
         "history": [(name, points[-10:][::-1]) for name, points in series.items()],
-        "refresh": any(v.status in ("pending", "validating") for v in versions),
+        "refresh": any(v.status in _WAITING for v in versions),
     }  # fmt: skip
     return render(request, "arena/bot.html", context)
 
 
 def match_page(request: HttpRequest, match_id: int) -> HttpResponse:
-    match = get_object_or_404(Match, pk=match_id)
-    seats = list(match.seats.select_related("version__bot").defer("version__code").order_by("seat"))
+    match = selectors.match_get(match_id)
+    seats = selectors.match_seats(match)
     names = [s.version.bot.name if s.version else s.builtin for s in seats]  # type: ignore[union-attr]
     frames = None
     if match.record is not None:
         frames = replay_frames(match.record)
         frames["faults"] = [seat.get("faults", []) for seat in match.record.get("seats", [])]
-    user = request.user
-    logs = [
-        {"seat": s.seat, "bot": s.version.bot.name, "stderr": s.stderr}  # type: ignore[union-attr]
-        for s in seats
-        if user.is_authenticated and s.version is not None and s.version.bot.owner_id == user.pk
-    ]
     context = {"match": match, "seats": seats, "frames_json": json.dumps(frames) if frames else "",
-               "names_json": json.dumps(names), "logs": logs,
+               "names_json": json.dumps(names), "logs": selectors.match_logs(seats, request.user),
+               "finished": match.status == Match.Status.FINISHED,
                "refresh": match.status in (Match.Status.QUEUED, Match.Status.RUNNING)}  # fmt: skip
     return render(request, "arena/match.html", context)
 
 
 def tournament_page(request: HttpRequest, tournament_id: int) -> HttpResponse:
-    from arena.selectors import (
-        tournament_crosstable,
-        tournament_progress,
-        tournament_standings,
-    )
-
-    tournament = get_object_or_404(Tournament, pk=tournament_id)
-    rows = _with_bars(tournament_standings(tournament), "mean_points_per_hand")
-    pairs = tournament_crosstable(tournament)
+    tournament = selectors.tournament_get(tournament_id)
+    rows = _with_bars(selectors.tournament_standings(tournament), "mean_points_per_hand")
+    pairs = selectors.tournament_crosstable(tournament)
     order = [r["entry"] for r in rows]
 
     def cell(row: int, column: int) -> str:
         return "—" if row == column else "{}/{}".format(*pairs.get((row, column), (0, 0)))
 
     crosstable = [{"row": r, "cells": [cell(r["entry"], c) for c in order]} for r in rows]
-    matches = tournament.matches.order_by("round", "table", "rotation").values(
-        "pk", "round", "table", "rotation", "status"
-    )
     context = {
-        "tournament": tournament, "rows": rows, "crosstable": crosstable, "matches": list(matches),
-        "progress": tournament_progress(tournament),
-        "field": tournament.entries.select_related("bot", "version").order_by("pk"),
-        "refresh": tournament.status in ("running", "scheduled"),
+        "tournament": tournament, "rows": rows, "crosstable": crosstable,
+        "matches": selectors.tournament_matches(tournament),
+        "progress": selectors.tournament_progress(tournament),
+        "field": selectors.tournament_field(tournament),
+        "refresh": tournament.status in (Tournament.Status.RUNNING, Tournament.Status.SCHEDULED),
+        "failed": tournament.status == Tournament.Status.FAILED,
     }  # fmt: skip
     return render(request, "arena/tournament.html", context)
 
@@ -457,9 +416,8 @@ def account(request: HttpRequest) -> HttpResponse:
         for message in refused["detail"]:
             messages.error(request, message)
         status = 429
-    bots = Bot.objects.filter(owner=request.user).order_by("name")
-    token = Token.objects.filter(user=request.user).first()
-    return render(request, "arena/account.html", {"bots": bots, "token": token}, status=status)
+    context = {"bots": selectors.bots_of(request.user), "token": selectors.token_of(request.user)}
+    return render(request, "arena/account.html", context, status=status)
 
 
 @login_required
@@ -473,8 +431,7 @@ def bot_new(request: HttpRequest) -> HttpResponse:
                   kind="checkboxes", required=False,
                   value=(request.POST.getlist("join_ladders") if request.method == "POST"
                          else [services.DEFAULT_LADDER]),
-                  options=[(name, name) for name in Ladder.objects.filter(active=True)
-                           .order_by("name").values_list("name", flat=True)],
+                  options=[(name, name) for name in selectors.ladder_names_active()],
                   help=_("Rankings come from ladder matches; leave all unticked to enter none.")),
     ]  # fmt: skip
     errors: dict[str, list[str]] = {}
@@ -496,7 +453,7 @@ def bot_new(request: HttpRequest) -> HttpResponse:
 
 @login_required
 def version_upload(request: HttpRequest, bot_id: int) -> HttpResponse:
-    bot = get_object_or_404(Bot, pk=bot_id)
+    bot = selectors.bot_get(bot_id)
     if bot.owner_id != request.user.pk:
         raise PermissionDenied("only the bot's owner uploads versions")
     fields = [
@@ -570,11 +527,7 @@ def challenge_new(request: HttpRequest) -> HttpResponse:
                 messages.success(request, _("Challenge queued as match %(number)s.")
                                  % {"number": match.pk})  # fmt: skip
                 return redirect("match", match_id=match.pk)
-    names = list(
-        Bot.objects.filter(disabled=False, versions__status=BotVersion.Status.ACTIVE)
-        .order_by("-pk")
-        .values_list("name", flat=True)[:200]
-    )
+    names = selectors.bot_names_playing(200)
     return _form(request, title=_("New challenge"), intro=_("Seat bots at one table; the match "
                  "is played on a worker and its replay appears on the match page."),
                  fields=fields, errors=errors, submit=_("Queue the challenge"),
@@ -589,7 +542,7 @@ def _seat_value(text: str) -> Any:
     if text.isascii() and text.isdigit() and len(text) <= 18:  # "²" is a digit, not a number
         return int(text)
     if text and text not in BUILTIN:
-        found = Bot.objects.filter(name__iexact=text).values_list("pk", flat=True).first()
+        found = selectors.bot_id_named(text)
         if found is not None:
             return found
     return text

@@ -37,8 +37,9 @@ def rate(count: int, timeout: float = 1800) -> dict[str, float | int]:
         versions.append(version.pk)
     # the platform validates uploads on its runners: wait until they are active
     deadline = time.monotonic() + timeout
-    while Version.objects.filter(pk__in=versions, status="active").count() < len(versions):
-        if Version.objects.filter(pk__in=versions, status="rejected").exists():
+    active, rejected = Version.Status.ACTIVE, Version.Status.REJECTED
+    while Version.objects.filter(pk__in=versions, status=active).count() < len(versions):
+        if Version.objects.filter(pk__in=versions, status=rejected).exists():
             raise SystemExit("an example bot was rejected: is the sandbox green?")
         if time.monotonic() > deadline:
             raise SystemExit("the uploads were not validated in time")
@@ -46,12 +47,13 @@ def rate(count: int, timeout: float = 1800) -> dict[str, float | int]:
     seats = [services.SeatSpec(version=Version.objects.get(pk=pk)) for pk in versions]
     started = time.perf_counter()
     ids = [services.match_create(kind=Match.Kind.CHALLENGE, seats=seats).pk for _ in range(count)]
-    while Match.objects.filter(pk__in=ids).exclude(status__in=["finished", "failed"]).exists():
+    done = [Match.Status.FINISHED, Match.Status.FAILED]
+    while Match.objects.filter(pk__in=ids).exclude(status__in=done).exists():
         if time.monotonic() > deadline + timeout:
             raise SystemExit("the matches did not finish in time")
         time.sleep(0.2)
     elapsed = time.perf_counter() - started
-    failed = Match.objects.filter(pk__in=ids, status="failed").count()
+    failed = Match.objects.filter(pk__in=ids, status=Match.Status.FAILED).count()
     return {"matches": count, "seconds": round(elapsed, 2),
             "per_minute": round(count / elapsed * 60, 2), "failed": failed}  # fmt: skip
 

@@ -69,7 +69,7 @@ def main() -> None:
 
 def _seed_fixed() -> dict[str, Any]:
     from arena import services, tournaments
-    from arena.models import BotVersion, Ladder, LadderEntry
+    from arena.models import BotVersion, Ladder, LadderEntry, Match, Tournament
 
     ladder = Ladder.objects.get(name="standard")
     code = (ROOT / "bots_sdk" / "examples" / "ducker.py").read_bytes()
@@ -78,7 +78,8 @@ def _seed_fixed() -> dict[str, Any]:
         user = services.user_create(username=f"author{i}", password="a long passphrase")
         bot = services.bot_create(owner=user, name=f"bot-{i}", description="benchmark bot")
         versions.append(BotVersion.objects.create(bot=bot, number=1, filename="bot.py", code=code,
-                                                  sha256="0" * 64, status="active"))  # fmt: skip
+                                                  sha256="0" * 64,
+                                                  status=BotVersion.Status.ACTIVE))  # fmt: skip
         LadderEntry.objects.create(ladder=ladder, bot=bot)
         bots.append(bot)
     tournament = tournaments.tournament_create(
@@ -86,8 +87,8 @@ def _seed_fixed() -> dict[str, Any]:
         table_size=3, hands_per_table=1,
     )  # fmt: skip
     tournaments.tournament_start(tournament_id=tournament.pk)
-    while tournament.status != "finished":
-        for match in tournament.matches.filter(status="queued"):
+    while tournament.status != Tournament.Status.FINISHED:
+        for match in tournament.matches.filter(status=Match.Status.QUEUED):
             services.match_run(match_id=match.pk)
         tournament = tournaments.tournament_advance(tournament_id=tournament.pk)
     return {"ladder": ladder, "bots": bots, "versions": versions, "tournament": tournament,
@@ -119,8 +120,9 @@ def _seed_matches(world: dict[str, Any], target: int) -> None:
     have = Match.objects.filter(ladder=ladder).count()
     for start in range(have, target, 500):
         batch = Match.objects.bulk_create(
-            Match(kind="ladder", status="finished", ladder=ladder, seed=i, rules="standard",
-                  record=world["records"][i % len(world["records"])][0], finished_at=timezone.now())
+            Match(kind=Match.Kind.LADDER, status=Match.Status.FINISHED, ladder=ladder, seed=i,
+                  rules="standard", record=world["records"][i % len(world["records"])][0],
+                  finished_at=timezone.now())
             for i in range(start, min(start + 500, target))
         )  # fmt: skip
         seats = []

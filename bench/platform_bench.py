@@ -88,10 +88,11 @@ def _throughput(versions: list, count: int, processes: int) -> float:
             ).pk
             for _ in range(count)
         ]
-        while Match.objects.filter(pk__in=ids).exclude(status__in=["finished", "failed"]).exists():
+        done = [Match.Status.FINISHED, Match.Status.FAILED]
+        while Match.objects.filter(pk__in=ids).exclude(status__in=done).exists():
             time.sleep(0.2)
         elapsed = time.perf_counter() - started
-    failed = Match.objects.filter(pk__in=ids, status="failed").count()
+    failed = Match.objects.filter(pk__in=ids, status=Match.Status.FAILED).count()
     if failed:
         print(f"  ({failed} matches failed)")
     return count / elapsed * 60
@@ -115,11 +116,12 @@ def _rankings(stored: int) -> None:
     rng = random.Random(1)
     client = Client()
     counts = {}
+    kind, finished = Match.Kind.LADDER, Match.Status.FINISHED
     for target in (stored // 10, stored):
         have = Match.objects.filter(ladder=ladder).count()
         for start in range(have, target, 1000):
             batch = Match.objects.bulk_create(
-                Match(kind="ladder", status="finished", ladder=ladder, seed=i, rules="standard")
+                Match(kind=kind, status=finished, ladder=ladder, seed=i, rules="standard")
                 for i in range(start, min(start + 1000, target))
             )
             seats = []

@@ -101,7 +101,7 @@ class Simulation:
         self.known = known
 
         in_play = Counter(
-            CARD_TEXTS[i] for i in range(2 * DECK_SIZE) if rules._derived.deck_mask >> i & 1
+            CARD_TEXTS[i] for i in range(2 * DECK_SIZE) if rules.deck_mask >> i & 1
         )
         unseen = in_play - Counter(self.plays)
         for counter in known:

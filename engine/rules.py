@@ -247,6 +247,16 @@ class RuleSet:
     # --- derived facts --------------------------------------------------------------------
 
     @property
+    def deck_mask(self) -> int:
+        """The cards in play as a mask: bit ``i`` set when card index ``i`` (0..103, the
+        second deck from 52 on, :data:`engine.cards.CARD_TEXTS`) is dealt.
+
+        >>> bin(RuleSet.from_preset("standard", players=5).deck_mask).count("1")
+        50
+        """
+        return self._derived.deck_mask
+
+    @property
     def deck_size(self) -> int:
         """Cards in play: the deck (two with cancellation) less the removed cards."""
         return self._derived.deck_size

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import ast
 import sys
 import tomllib
+from pathlib import Path
 
 from tests.support import PROJECT_DIR, child_env, run_python
 
@@ -57,8 +59,6 @@ def test_engine_and_sdk_never_import_django() -> None:
 
 def test_arena_never_imports_the_project() -> None:
     # engine <- bots_sdk <- arena <- hearts_platform: the app sits below the project.
-    import ast
-
     offenders = []
     for path in (PROJECT_DIR / "arena").rglob("*.py"):
         for node in ast.walk(ast.parse(path.read_text())):
@@ -84,3 +84,161 @@ def test_the_runner_tier_loads_neither_the_platform_nor_its_settings() -> None:
     completed = run_python(code, env)
     assert completed.returncode == 0, completed.stderr
     assert completed.stdout.strip() == "ok"
+
+
+# --- the engine's private names stay inside the engine ----------------------------------------
+
+#: What lies outside the engine and may not reach into it (tests may: they pin its internals;
+#: sdk/ only links to engine/ and bots_sdk/).
+OUTSIDE_ENGINE = ("bots_sdk", "arena", "hearts_platform", "hearts_runner", "bench", "examples",
+                  "manage.py")  # fmt: skip
+
+
+def _private(name: str) -> bool:
+    return name.startswith("_") and not name.startswith("__")
+
+
+def _engine_private_names() -> set[str]:
+    """Every single-underscore name the engine defines: its functions, classes, methods,
+    module and class attributes, and the attributes it sets on its objects."""
+    names: set[str] = set()
+    for path in (PROJECT_DIR / "engine").rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                names.add(node.name)
+            elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+                names.add(node.id)
+            elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store):
+                names.add(node.attr)
+            elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+                names.add(node.value)  # object.__setattr__(self, "_derived", …), __slots__
+    return {name for name in names if _private(name) and name.isidentifier()}
+
+
+def _modules_outside_engine() -> list[Path]:
+    paths = []
+    for name in OUTSIDE_ENGINE:
+        entry = PROJECT_DIR / name
+        paths += [entry] if entry.is_file() else sorted(entry.rglob("*.py"))
+    return paths
+
+
+def _engine_private_uses(path: Path, private: set[str]) -> list[str]:
+    tree = ast.parse(path.read_text())
+    where = path.relative_to(PROJECT_DIR)
+    found = []
+    engine_bound: set[str] = set()  # names this module bound to the engine or its contents
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name.split(".")[0] == "engine":
+                    if any(_private(part) for part in alias.name.split(".")):
+                        found.append(f"{where}:{node.lineno}: import {alias.name}")
+                    engine_bound.add((alias.asname or alias.name).split(".")[0])
+        elif isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == "engine":
+            module = node.module or ""
+            for alias in node.names:
+                if _private(alias.name) or any(_private(p) for p in module.split(".")):
+                    found.append(f"{where}:{node.lineno}: from {module} import {alias.name}")
+                engine_bound.add(alias.asname or alias.name)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and _private(node.attr):
+            receiver = node.value
+            if isinstance(receiver, ast.Name) and receiver.id in ("self", "cls"):
+                continue  # a class's own attribute, whatever it is called
+            bound = isinstance(receiver, ast.Name) and receiver.id in engine_bound
+            if bound or node.attr in private:
+                found.append(f"{where}:{node.lineno}: {ast.unparse(node)}")
+        elif (
+            isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+            and node.func.id in ("getattr", "hasattr", "setattr") and len(node.args) >= 2
+            and isinstance(node.args[1], ast.Constant) and node.args[1].value in private
+        ):  # fmt: skip
+            found.append(f"{where}:{node.lineno}: {ast.unparse(node)}")
+    return found
+
+
+def test_engine_private_names_are_known() -> None:
+    # The rule below leans on this list: it must hold the names it is meant to protect.
+    assert {"_derived", "_Derived"} <= _engine_private_names()
+
+
+def test_nothing_outside_the_engine_reads_its_private_names() -> None:
+    # What the SDK, the platform and the tools need of the engine is public and documented
+    # (RuleSet.deck_mask, …): its internals can change without breaking them.
+    private = _engine_private_names()
+    found = [
+        use for path in _modules_outside_engine() for use in _engine_private_uses(path, private)
+    ]
+    assert found == [], "\n".join(found)
+
+
+# --- pages and API views read through selectors and write through services -------------------
+
+#: Queryset and manager methods: a view calling one is querying or writing itself.
+ORM_METHODS = frozenset({
+    "all", "filter", "exclude", "create", "update", "delete", "save", "annotate", "aggregate",
+    "select_related", "prefetch_related", "order_by", "values", "values_list", "get_or_create",
+    "update_or_create", "bulk_create", "bulk_update", "count", "exists", "first", "last",
+    "defer", "only", "distinct", "in_bulk", "iterator", "raw", "select_for_update",
+    "refresh_from_db", "full_clean",
+})  # fmt: skip
+#: Called without arguments these are dict methods too (``dict.values()``): only flagged with.
+ORM_WITH_ARGUMENTS = frozenset({"values", "update"})
+ORM_SHORTCUTS = frozenset({"get_object_or_404", "get_list_or_404"})
+
+
+def _view_modules() -> list[Path]:
+    """The pages (``arena/web.py``), the project's views and every module of ``arena/api``
+    that defines a view: a class based on a view or a viewset, or a function taking the
+    request first."""
+    modules = [PROJECT_DIR / "arena" / "web.py", PROJECT_DIR / "hearts_platform" / "views.py"]
+    for path in sorted((PROJECT_DIR / "arena" / "api").glob("*.py")):
+        for node in ast.parse(path.read_text()).body:
+            bases = [ast.unparse(b) for b in getattr(node, "bases", [])]
+            if any("View" in base for base in bases) or (
+                isinstance(node, ast.FunctionDef)
+                and node.args.args[:1]
+                and node.args.args[0].arg == "request"
+            ):
+                modules.append(path)
+                break
+    return modules
+
+
+def _orm_call(node: ast.Call) -> str | None:
+    """The queryset method or shortcut ``node`` calls, if it is one."""
+    func = node.func
+    if isinstance(func, ast.Name):
+        return func.id if func.id in ORM_SHORTCUTS else None
+    if not isinstance(func, ast.Attribute):
+        return None
+    name, with_arguments = func.attr, bool(node.args or node.keywords)
+    if name in ORM_SHORTCUTS or name == "get" and node.keywords:  # `.get(pk=…)`, not dict.get
+        return name
+    if name in ORM_METHODS and (with_arguments or name not in ORM_WITH_ARGUMENTS):
+        return name
+    return None
+
+
+def _orm_uses(path: Path) -> list[str]:
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Attribute) and node.attr == "objects":
+            found.add((node.lineno, ast.unparse(node)))
+        elif isinstance(node, ast.Call) and (name := _orm_call(node)):
+            found.add((node.lineno, f"{name}()"))
+    return [f"{path.relative_to(PROJECT_DIR)}:{line}: {what}" for line, what in sorted(found)]
+
+
+def test_view_modules_are_found() -> None:
+    names = {path.relative_to(PROJECT_DIR).as_posix() for path in _view_modules()}
+    assert {"arena/web.py", "arena/api/views.py"} <= names
+    assert not names & {"arena/api/serializers.py", "arena/api/filters.py"}
+
+
+def test_pages_and_api_views_never_touch_the_orm() -> None:
+    # Reads go through arena.selectors, writes through arena.services: one place to look for
+    # a query (and its count), one place where a write is checked.
+    found = [use for path in _view_modules() for use in _orm_uses(path)]
+    assert found == [], "\n".join(found)

@@ -109,7 +109,7 @@ class MeSerializer(serializers.ModelSerializer):
 
     @extend_schema_field(NamedBotSerializer(many=True))
     def get_bots(self, user: Any) -> list[dict[str, Any]]:
-        return [{"id": b.pk, "name": b.name} for b in user.bots.order_by("name")]
+        return [{"id": b.pk, "name": b.name} for b in selectors.bots_of(user)]
 
 
 class _LadderNames(serializers.ManyRelatedField):
@@ -129,7 +129,7 @@ class BotSerializer(serializers.ModelSerializer):
     active_version = serializers.SerializerMethodField()
     join_ladders = _LadderNames(
         child_relation=serializers.SlugRelatedField(
-            slug_field="name", queryset=Ladder.objects.filter(active=True)
+            slug_field="name", queryset=selectors.ladders_active()
         ),
         required=False,
         help_text="Ladders (by name) the bot enters by itself when its first version becomes "
@@ -154,7 +154,7 @@ class BotUpdateSerializer(serializers.Serializer):
     description = serializers.CharField(max_length=2000, allow_blank=True, required=False)
     join_ladders = _LadderNames(
         child_relation=serializers.SlugRelatedField(
-            slug_field="name", queryset=Ladder.objects.filter(active=True)
+            slug_field="name", queryset=selectors.ladders_active()
         ),
         required=False,
     )
@@ -302,7 +302,7 @@ class TournamentSerializer(serializers.ModelSerializer):
         return selectors.tournament_progress(tournament)
 
     def get_bots(self, tournament: Any) -> list[dict[str, Any]]:
-        return [{"id": e.bot_id, "name": e.label} for e in tournament.entries.select_related("bot")]
+        return [{"id": e.bot_id, "name": e.label} for e in selectors.tournament_field(tournament)]
 
 
 class TournamentCreateSerializer(serializers.Serializer):

@@ -7,7 +7,6 @@ from collections.abc import Mapping
 from typing import Any
 
 from django.core.exceptions import ValidationError as DjangoValidationError
-from django.shortcuts import get_object_or_404
 from django_filters.rest_framework import DjangoFilterBackend
 from drf_spectacular.utils import extend_schema
 from rest_framework import exceptions, mixins, permissions, status, viewsets
@@ -21,7 +20,6 @@ from rest_framework.views import exception_handler
 from arena import logins, selectors, services
 from arena.api import serializers as s
 from arena.api.filters import BotFilter, MatchFilter, TournamentFilter
-from arena.models import Bot, BotVersion, Ladder
 from arena.uploads import UploadError, read_upload
 from engine.rules import RulesError
 
@@ -133,13 +131,15 @@ class TokenView(ObtainAuthToken):
             refused = exceptions.Throttled(detail=logins.too_many_message(wait))
             refused.wait = wait  # the Retry-After header
             raise refused
+        check = self.get_serializer(data=request.data)
         try:
-            response = super().post(request, *args, **kwargs)
+            check.is_valid(raise_exception=True)
         except exceptions.ValidationError:
             logins.login_failed(username, address)
             raise
         logins.login_succeeded(username, address)
-        return response
+        token = services.token_obtain(user=check.validated_data["user"])
+        return Response({"token": token.key})
 
 
 class IsOwnerOrReadOnly(permissions.BasePermission):
@@ -152,11 +152,13 @@ class BotViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gene
     the description (PATCH) and retires the bot (DELETE)."""
 
     lookup_value_regex = ID_PATTERN
-    queryset = Bot.objects.select_related("owner").prefetch_related("join_ladders").order_by("id")
     serializer_class = s.BotSerializer
     filter_backends = [DjangoFilterBackend]
     filterset_class = BotFilter
     permission_classes = [permissions.IsAuthenticatedOrReadOnly, IsOwnerOrReadOnly]
+
+    def get_queryset(self) -> Any:
+        return selectors.bots()
 
     @extend_schema(request=s.BotSerializer, responses={201: s.BotSerializer})
     def create(self, request: Request) -> Response:
@@ -188,7 +190,7 @@ class BotViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gene
     def versions(self, request: Request, pk: str | None = None) -> Response:
         bot = self.get_object()
         if request.method == "GET":  # paged, as every list
-            page = self.paginate_queryset(bot.versions.defer("code").order_by("number"))
+            page = self.paginate_queryset(selectors.bot_versions(bot))
             return self.get_paginated_response(s.VersionSerializer(page, many=True).data)
         upload = s.VersionUploadSerializer(data=request.data)
         upload.is_valid(raise_exception=True)
@@ -203,18 +205,20 @@ class BotViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gene
         self, request: Request, pk: str | None = None, number: str | None = None
     ) -> Response:
         bot = self.get_object()
-        version = get_object_or_404(BotVersion, bot=bot, number=int(number or 0))
-        owner = request.user.is_authenticated and bot.owner_id == request.user.pk
-        return Response((s.VersionOwnerSerializer if owner else s.VersionSerializer)(version).data)
+        version = selectors.version_get(bot=bot, number=int(number or 0))
+        logs = selectors.can_see_logs(request.user, bot)  # the validation log
+        return Response((s.VersionOwnerSerializer if logs else s.VersionSerializer)(version).data)
 
 
 class LadderViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
     """Ladders, their entries and rankings."""
 
     lookup_value_regex = ID_PATTERN
-    queryset = Ladder.objects.order_by("id")
     serializer_class = s.LadderSerializer
     permission_classes = [permissions.IsAuthenticatedOrReadOnly]
+
+    def get_queryset(self) -> Any:
+        return selectors.ladders()
 
     @extend_schema(request=s.EntryCreateSerializer, responses={201: None})
     @action(detail=True, methods=["post"])
@@ -222,10 +226,8 @@ class LadderViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.G
         ladder = self.get_object()
         data = s.EntryCreateSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        bot = get_object_or_404(Bot, pk=data.validated_data["bot"])
-        if bot.owner_id != request.user.pk:
-            raise exceptions.PermissionDenied("only the bot's owner enters it in a ladder")
-        entry, created = services.ladder_join(ladder=ladder, bot=bot)
+        bot = selectors.bot_get(data.validated_data["bot"])
+        entry, created = services.ladder_enter(ladder=ladder, bot=bot, user=request.user)
         code = status.HTTP_201_CREATED if created else status.HTTP_200_OK
         return Response({"entry": entry.pk, "bot": bot.pk, "ladder": ladder.pk}, status=code)
 
@@ -278,11 +280,7 @@ class MatchViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Ge
     @action(detail=True, methods=["get"], permission_classes=[permissions.IsAuthenticated])
     def logs(self, request: Request, pk: str | None = None) -> Response:
         match = self.get_object()
-        own = [
-            {"seat": seat.seat, "bot": seat.version.bot.name, "stderr": seat.stderr}
-            for seat in match.seats.select_related("version__bot")
-            if seat.version_id and seat.version.bot.owner_id == request.user.pk  # type: ignore[union-attr]
-        ]
+        own = selectors.match_logs(selectors.match_seats(match), request.user)
         return Response({"match": match.pk, "seats": own})
 
 
@@ -297,9 +295,7 @@ class TournamentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewse
     filterset_class = TournamentFilter
 
     def get_queryset(self) -> Any:
-        from arena.models import Tournament
-
-        return Tournament.objects.order_by("-id")
+        return selectors.tournaments()
 
     def _staff(self, request: Request) -> None:
         if not (request.user.is_authenticated and request.user.is_staff):
@@ -314,7 +310,7 @@ class TournamentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewse
         data.is_valid(raise_exception=True)
         values = dict(data.validated_data)
         if "ladder" in values:
-            values["ladder"] = get_object_or_404(Ladder, pk=values["ladder"])
+            values["ladder"] = selectors.ladder_get(values["ladder"])
         tournament = tournaments.tournament_create(created_by=request.user, **values)
         return Response(s.TournamentSerializer(tournament).data, status=status.HTTP_201_CREATED)
 
@@ -326,8 +322,7 @@ class TournamentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewse
         self._staff(request)
         tournament = self.get_object()
         tournaments.tournament_start(tournament_id=tournament.pk)
-        tournament.refresh_from_db()
-        return Response(s.TournamentSerializer(tournament).data)
+        return Response(s.TournamentSerializer(selectors.tournament_get(tournament.pk)).data)
 
     @extend_schema(request=None, responses={200: s.TournamentSerializer})
     @action(detail=True, methods=["post"])

@@ -71,6 +71,24 @@ def test_bots_and_versions(owner) -> None:  # type: ignore[no-untyped-def]
     assert bot.versions.count() == 2  # nothing stored for the refused uploads
 
 
+def test_only_the_owner_enters_a_bot_in_a_ladder_once(owner) -> None:  # type: ignore[no-untyped-def]
+    bot = services.bot_create(owner=owner, name="ada-bot", join_ladders=[])
+    ladder = Ladder.objects.get(name="standard")
+    other = services.user_create(username="eve", password="another passphrase")
+    with pytest.raises(PermissionError, match="only the bot's owner enters it in a ladder"):
+        services.ladder_enter(ladder=ladder, bot=bot, user=other)
+    assert not LadderEntry.objects.filter(bot=bot).exists()
+    entry, created = services.ladder_enter(ladder=ladder, bot=bot, user=owner)
+    assert created and services.ladder_enter(ladder=ladder, bot=bot, user=owner) == (entry, False)
+
+
+def test_a_token_is_made_once_and_rotated_on_demand(owner) -> None:  # type: ignore[no-untyped-def]
+    token = services.token_obtain(user=owner)
+    assert services.token_obtain(user=owner).key == token.key  # the same one each log-in
+    rotated = services.token_rotate(user=owner)
+    assert rotated.key != token.key and services.token_obtain(user=owner).key == rotated.key
+
+
 def test_validation_activates_good_code_and_rejects_bad(owner) -> None:  # type: ignore[no-untyped-def]
     bot = services.bot_create(owner=owner, name="ada-bot")
     v1 = services.version_upload(bot=bot, user=owner, filename="bot.py", data=GOOD)

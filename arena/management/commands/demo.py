@@ -191,18 +191,20 @@ class Command(BaseCommand):
         self.stdout.write(
             "Demo users ada and grace uploaded the bots ducker and dumper; validating…"
         )
+        waiting = [BotVersion.Status.PENDING, BotVersion.Status.VALIDATING]
         self._wait(
-            lambda: not BotVersion.objects.filter(status__in=["pending", "validating"]).exists(),
+            lambda: not BotVersion.objects.filter(status__in=waiting).exists(),
             180,
         )
-        target = Match.objects.filter(ladder=ladder, status="finished").count() + count
+        finished = Match.Status.FINISHED
+        target = Match.objects.filter(ladder=ladder, status=finished).count() + count
         self.stdout.write(f"Playing {count} ladder matches (games to 100) on the worker…")
-        while Match.objects.filter(ladder=ladder, status="finished").count() < target:
+        while Match.objects.filter(ladder=ladder, status=finished).count() < target:
             services.ladder_fill(ladder=ladder)
             self._wait(
                 lambda: (
                     not Match.objects.filter(
-                        ladder=ladder, status__in=["queued", "running"]
+                        ladder=ladder, status__in=[Match.Status.QUEUED, Match.Status.RUNNING]
                     ).exists()
                 ),
                 600,
