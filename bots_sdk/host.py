@@ -17,6 +17,7 @@ from typing import Any, BinaryIO
 from bots_sdk.bot import Bot
 from bots_sdk.loader import load_bot
 from bots_sdk.protocol import (
+    DECISION_METHODS,
     MAX_ACTION_CHARS,
     MAX_ACTION_ITEMS,
     MAX_NAME,
@@ -28,8 +29,6 @@ from bots_sdk.protocol import (
 )
 from bots_sdk.runtime import THREADS
 from bots_sdk.view import View
-
-DECISIONS = {"pass": "pass_cards", "play": "play", "trump": "declare_trump", "moon": "choose_moon"}
 
 
 def _send(out: BinaryIO, message: dict[str, Any]) -> None:
@@ -78,7 +77,7 @@ def serve(source: str, inp: BinaryIO, out: BinaryIO, workdir: Path) -> int:
                 _send(out, {"type": "ready", "name": name})
             elif kind == "act" and bot is not None:
                 view = View.from_dict(message["view"])
-                method = getattr(bot, DECISIONS[message["decision"]])
+                method = getattr(bot, DECISION_METHODS[message["decision"]])
                 answer = method(view)
                 # Whatever the bot returned, send the shape the protocol allows: a wrong
                 # answer is then the rules' to judge (an `illegal` fault), not a `protocol` one.

@@ -22,6 +22,7 @@ from typing import Any, Protocol
 
 from bots_sdk.bot import Bot
 from bots_sdk.protocol import (
+    DECISION_METHODS,
     MAX_LINE,
     VERSION,
     Action,
@@ -108,9 +109,6 @@ class Player(Protocol):
     def notify(self, kind: str, view: View) -> None: ...
 
     def close(self) -> str: ...
-
-
-_METHODS = {"pass": "pass_cards", "play": "play", "trump": "declare_trump", "moon": "choose_moon"}
 
 
 _CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
@@ -213,7 +211,7 @@ class InProcessPlayer:
     def decide(self, decision: str, view: View, limit: float | None) -> Answer | Fault:
         started = time.perf_counter()
         try:
-            action = getattr(self.bot, _METHODS[decision])(view)
+            action = getattr(self.bot, DECISION_METHODS[decision])(view)
         except MemoryError:
             return Fault("memory", "MemoryError")
         except Exception as exc:  # a built-in's bug is still the seat's fault, not the match's

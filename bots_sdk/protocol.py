@@ -56,6 +56,24 @@ MAX_TEXT = 200
 #: The classes a bot may give up with in an ``error`` message.
 ERROR_CLASSES = ("crash", "memory", "protocol")
 
+#: The decision a referee asks for at each engine phase (``Phase.value``): ``none`` at the end
+#: of a hand or a game, when a bot is told, not asked.
+PHASE_DECISIONS = {
+    "pass": "pass",
+    "play": "play",
+    "declare_trump": "trump",
+    "moon_choice": "moon",
+    "hand_over": "none",
+    "game_over": "none",
+}
+#: The :class:`bots_sdk.Bot` method that answers each decision.
+DECISION_METHODS = {
+    "pass": "pass_cards",
+    "play": "play",
+    "trump": "declare_trump",
+    "moon": "choose_moon",
+}
+
 _UNPRINTABLE = re.compile("[\x00\ud800-\udfff]")
 _STRUCTURE = re.compile(rb'["\\[\]{}]')
 

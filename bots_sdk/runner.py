@@ -27,7 +27,7 @@ from bots_sdk.bot import lowest, strength
 from bots_sdk.builtin import make_builtin
 from bots_sdk.participants import Participant
 from bots_sdk.players import Answer, Fault, InProcessPlayer, Player, ProcessPlayer
-from bots_sdk.protocol import clean_text
+from bots_sdk.protocol import PHASE_DECISIONS, clean_text
 from bots_sdk.sandbox import Launcher, Limits, default_launcher
 from bots_sdk.view import View
 from engine.rules import RuleSet
@@ -322,16 +322,8 @@ def _close_all(seats: list[_Seat]) -> None:
         raise failure
 
 
-_DECISION = {
-    Phase.PASS: "pass",
-    Phase.PLAY: "play",
-    Phase.DECLARE_TRUMP: "trump",
-    Phase.MOON_CHOICE: "moon",
-}
-
-
 def _decide(state: GameState, seat: _Seat) -> None:
-    decision = _DECISION[state.phase]
+    decision = PHASE_DECISIONS[state.phase.value]
     seat_number = state.current
     action: Any = None
     if not seat.fallback:

@@ -17,9 +17,11 @@ True
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass, field, fields
 from typing import Any
 
+from bots_sdk.protocol import PHASE_DECISIONS
 from engine.rules import RuleSet
 from engine.state import Observation, Trick
 
@@ -41,17 +43,6 @@ def _rules_of(spec: Any) -> RuleSet:
     if rules is None:
         rules = _RULES[key] = RuleSet.from_spec(spec)
     return rules
-
-
-#: The decision a view asks for, by engine phase.
-DECISIONS = {
-    "pass": "pass",
-    "play": "play",
-    "declare_trump": "trump",
-    "moon_choice": "moon",
-    "hand_over": "none",
-    "game_over": "none",
-}
 
 
 @dataclass(frozen=True)
@@ -116,105 +107,77 @@ class View:
 
     @classmethod
     def from_observation(cls, observation: Observation, time_left: float | None = None) -> View:
-        """The view of an engine observation."""
+        """The view of an engine observation: every field of the same name, the decision its
+        phase asks for, and the clock."""
         return cls(
-            seat=observation.seat,
-            rules=observation.rules,
-            hand=observation.hand,
-            legal=observation.legal,
-            decision=DECISIONS[observation.phase],
-            trick=observation.trick,
-            tricks=observation.tricks,
-            points_taken=observation.points_taken,
-            totals=observation.totals,
-            pass_direction=observation.pass_direction,
-            pass_offset=observation.pass_offset,
-            passed=observation.passed,
-            received=observation.received,
-            hearts_broken=observation.hearts_broken,
-            trump=observation.trump,
-            hakem=observation.hakem,
-            hand_number=observation.hand_number,
-            cards_left=observation.cards_left,
-            kitty_size=observation.kitty_size,
-            kitty_taker=observation.kitty_taker,
-            scores=observation.scores,
+            **{name: getattr(observation, name) for name in _FROM_OBSERVATION},
+            decision=PHASE_DECISIONS[observation.phase],
             time_left=time_left,
-            leader=observation.leader,
-            kitty=observation.kitty,
         )
 
     def to_dict(self) -> dict[str, Any]:
-        """The JSON form sent over the bot protocol (docs/protocol.md)."""
+        """The JSON form sent over the bot protocol (docs/protocol.md): every field, by name."""
         return {
-            "seat": self.seat,
-            "rules": _spec_of(self.rules),
-            "hand": self.hand,
-            "legal": self.legal,
-            "decision": self.decision,
-            "trick": [list(play) for play in self.trick],
-            "tricks": [
-                {"leader": t.leader, "plays": [list(p) for p in t.plays], "winner": t.winner}
-                for t in self.tricks
-            ],
-            "points_taken": self.points_taken,
-            "totals": self.totals,
-            "pass_direction": self.pass_direction,
-            "pass_offset": self.pass_offset,
-            "passed": self.passed,
-            "received": self.received,
-            "hearts_broken": self.hearts_broken,
-            "trump": self.trump,
-            "hakem": self.hakem,
-            "hand_number": self.hand_number,
-            "cards_left": self.cards_left,
-            "kitty_size": self.kitty_size,
-            "kitty_taker": self.kitty_taker,
-            "scores": self.scores,
-            "time_left": self.time_left,
-            "leader": self.leader,
-            "kitty": self.kitty,
+            name: encode(getattr(self, name)) if encode else getattr(self, name)
+            for name, encode, _decode in _CODECS
         }
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> View:
-        """A view from its JSON form (one without ``pass_offset``, from before it was sent,
-        gets the offset its rules give the hand)."""
-        rules = _rules_of(data["rules"])
-        hand_number = data["hand_number"]
-        pass_offset = data.get("pass_offset")
-        if pass_offset is None:
-            pass_offset = rules.pass_offset(hand_number) if rules.pass_count else 0
-        return cls(
-            seat=data["seat"],
-            rules=rules,
-            hand=list(data["hand"]),
-            legal=list(data["legal"]),
-            decision=data["decision"],
-            trick=[(int(s), str(c)) for s, c in data["trick"]],
-            tricks=[
-                Trick(
-                    leader=t["leader"],
-                    plays=tuple((int(s), str(c)) for s, c in t["plays"]),
-                    winner=t["winner"],
-                )
-                for t in data["tricks"]
-            ],
-            points_taken=list(data["points_taken"]),
-            totals=list(data["totals"]),
-            pass_direction=data["pass_direction"],
-            pass_offset=pass_offset,
-            passed=list(data["passed"]),
-            received=list(data["received"]),
-            hearts_broken=bool(data["hearts_broken"]),
-            trump=data["trump"],
-            hakem=data["hakem"],
-            hand_number=hand_number,
-            cards_left=list(data["cards_left"]),
-            kitty_size=data.get("kitty_size", 0),
-            kitty_taker=data.get("kitty_taker"),
-            scores=data.get("scores"),
-            time_left=data.get("time_left"),
-            leader=data.get("leader"),
-            kitty=list(data.get("kitty", [])),
-        )
+        """A view from its JSON form. A field with a default may be missing; one without
+        ``pass_offset``, from before it was sent, gets the offset its rules give the hand."""
+        values = {
+            name: decode(data[name]) if decode else data[name]
+            for name, _encode, decode in _CODECS
+            if name in data
+        }
+        if "pass_offset" not in values:
+            rules, hand = values["rules"], values["hand_number"]
+            values["pass_offset"] = rules.pass_offset(hand) if rules.pass_count else 0
+        return cls(**values)
+
+
+def _trick_to_json(trick: list[tuple[int, str]]) -> list[list[Any]]:
+    return [list(play) for play in trick]
+
+
+def _trick_from_json(trick: Any) -> list[tuple[int, str]]:
+    return [(int(seat), str(card)) for seat, card in trick]
+
+
+def _tricks_to_json(tricks: list[Trick]) -> list[dict[str, Any]]:
+    return [
+        {"leader": t.leader, "plays": _trick_to_json(list(t.plays)), "winner": t.winner}
+        for t in tricks
+    ]
+
+
+def _tricks_from_json(tricks: Any) -> list[Trick]:
+    return [
+        Trick(leader=t["leader"], plays=tuple(_trick_from_json(t["plays"])), winner=t["winner"])
+        for t in tricks
+    ]
+
+
+#: How a field differs in JSON (the others are JSON already): (to JSON, from JSON).
+_JSON_FORMS: dict[str, tuple[Callable[[Any], Any], Callable[[Any], Any]]] = {
+    "rules": (_spec_of, _rules_of),
+    "trick": (_trick_to_json, _trick_from_json),
+    "tricks": (_tricks_to_json, _tricks_from_json),
+    "hand": (list, list),
+    "legal": (list, list),
+    "points_taken": (list, list),
+    "totals": (list, list),
+    "passed": (list, list),
+    "received": (list, list),
+    "cards_left": (list, list),
+    "kitty": (list, list),
+}
+#: Per field of :class:`View`, in order: its name and its JSON conversions (None: as it is).
+_CODECS: list[tuple[str, Callable[[Any], Any] | None, Callable[[Any], Any] | None]] = [
+    (f.name, *(_JSON_FORMS.get(f.name) or (None, None))) for f in fields(View)
+]
+#: The fields a view takes from the engine's observation as they are.
+_FROM_OBSERVATION = [
+    f.name for f in fields(View) if f.name in {o.name for o in fields(Observation)}
+]

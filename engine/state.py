@@ -21,6 +21,7 @@ engine.state.IllegalMoveError: 'ZZ' is not a card (use rank 2-9 T J Q K A, suit 
 
 from __future__ import annotations
 
+import dataclasses
 import enum
 import random
 from collections.abc import Callable, Sequence
@@ -235,36 +236,15 @@ class Observation:
     kitty: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-ready form (rules as their spec)."""
-        return {
-            "seat": self.seat,
-            "rules": self.rules.to_spec(),
-            "phase": self.phase,
-            "current_seat": self.current_seat,
-            "hand_number": self.hand_number,
-            "hand": self.hand,
-            "legal": self.legal,
-            "trick": [list(p) for p in self.trick],
-            "tricks": [
-                {"leader": t.leader, "plays": [list(p) for p in t.plays], "winner": t.winner}
-                for t in self.tricks
-            ],
-            "leader": self.leader,
-            "points_taken": self.points_taken,
-            "totals": self.totals,
-            "pass_direction": self.pass_direction,
-            "pass_offset": self.pass_offset,
-            "passed": self.passed,
-            "received": self.received,
-            "hearts_broken": self.hearts_broken,
-            "trump": self.trump,
-            "hakem": self.hakem,
-            "kitty_size": self.kitty_size,
-            "kitty_taker": self.kitty_taker,
-            "cards_left": self.cards_left,
-            "scores": self.scores,
-            "kitty": self.kitty,
-        }
+        """JSON-ready form: every field by name (rules as their spec, tricks as objects)."""
+        data = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
+        data["rules"] = self.rules.to_spec()
+        data["trick"] = [list(p) for p in self.trick]
+        data["tricks"] = [
+            {"leader": t.leader, "plays": [list(p) for p in t.plays], "winner": t.winner}
+            for t in self.tricks
+        ]
+        return data
 
 
 class GameState:

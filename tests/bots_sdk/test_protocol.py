@@ -180,3 +180,25 @@ def test_encode_escapes_what_utf8_cannot_hold() -> None:
     line = encode({"type": "error", "class": "crash", "detail": "lone \ud800"})
     assert line.decode("utf-8").endswith('\\ud800"}\n')
     assert decode_reply(line) == Error("crash", "lone \ufffd")
+
+
+def test_the_view_is_defined_once_and_documented_field_by_field() -> None:
+    import dataclasses
+    import re
+
+    from bots_sdk import Bot
+    from bots_sdk.protocol import DECISION_METHODS, PHASE_DECISIONS
+    from bots_sdk.view import View
+    from engine.state import Phase
+    from tests.support import PROJECT_DIR
+
+    text = (PROJECT_DIR / "docs" / "protocol.md").read_text()
+    table = text[text.index("| `seat`, `rules` |") :].split("\n\n")[0]
+    documented = {
+        name for row in table.splitlines() for name in re.findall(r"`(\w+)`", row.split("|")[1])
+    }
+    assert documented == {f.name for f in dataclasses.fields(View)}
+    # One decision map: every phase has its decision, every decision its Bot method.
+    assert set(PHASE_DECISIONS) == {phase.value for phase in Phase}
+    assert set(PHASE_DECISIONS.values()) - {"none"} == set(DECISION_METHODS)
+    assert all(callable(getattr(Bot, method)) for method in DECISION_METHODS.values())
