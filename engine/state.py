@@ -24,7 +24,7 @@ from __future__ import annotations
 import dataclasses
 import enum
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
@@ -503,9 +503,9 @@ class GameState:
         while True:
             phase = self.phase
             if phase is _PLAY:
-                self._play_out(choose)
+                rollout.play_out(self, choose)
             elif phase is _PASS:
-                self._pass_out(choose)
+                rollout.pass_out(self, choose)
             elif phase is _HAND_OVER or phase is _GAME_OVER:
                 return
             else:
@@ -800,142 +800,6 @@ class GameState:
         else:
             self.current = seat + 1 if seat + 1 < self.n else 0
 
-    def _play_out(self, choose: Callable[[int], int]) -> None:
-        """Random cards until the hand ends (the rollout hot path).
-
-        The rules are those of :meth:`_legal_play_mask`, :meth:`_play` and
-        :meth:`_finish_trick`; only the bookkeeping differs: whole tricks are played with the
-        state in local variables, written back before anything else looks at it. Cancellation
-        (whose tricks resolve differently) goes card by card through the ordinary path.
-        ``tests/engine/test_rollout.py`` checks both paths agree.
-        """
-        if self._cancel:
-            while self.phase is _PLAY:
-                self._play(_pick(self._legal_play_mask(), choose))
-            return
-        rules = self.rules
-        hands, taken, log = self.hands, self.taken, self.trick_log
-        n, last = self.n, self._hand_size
-        trump = -1 if self.trump is None else self.trump
-        breaks_mask, heart_mask = self._breaks_mask, self._heart_mask
-        ban_first = rules.no_points_first_trick
-        redeal = rules.only_hearts_lead == "redeal"
-        kitty = self.kitty if self.kitty_taker is None else 0
-        suit_masks, card_suit, card_rank = SUIT_MASKS, CARD_SUIT, CARD_RANK
-        leader, done, broken = self.leader, self.tricks_done, self.hearts_broken
-        following = [*range(1, n), 0]  # following[seat]: the next seat in play order
-        cards = self.trick_cards
-        if cards:  # resume the trick in progress
-            seat = (leader + len(cards) - 1) % n
-            won = 0
-            for index in cards:
-                won |= 1 << index
-            led, key, winner = self.led_suit, self.win_key, self.win_seat
-            self.trick_cards = []
-        while True:
-            if not cards:
-                seat = leader
-                hand = hands[seat]
-                if done == 0:
-                    legal = self._legal_play_mask()
-                elif broken:
-                    legal = hand
-                else:
-                    legal = hand & ~heart_mask or hand
-                k = choose(32) % legal.bit_count()
-                while k:
-                    legal &= legal - 1
-                    k -= 1
-                bit = legal & -legal
-                hands[seat] = hand ^ bit
-                won = bit
-                index = bit.bit_length() - 1
-                cards = [index]
-                led = card_suit[index]
-                key = 20 + card_rank[index] if led == trump else card_rank[index]
-                winner = seat
-            first = done == 0 and ban_first
-            offset = 20 if led == trump else 0
-            for _ in range(n - len(cards)):
-                seat = following[seat]
-                hand = hands[seat]
-                legal = hand & suit_masks[led]
-                if legal:
-                    if legal & (legal - 1):
-                        k = choose(32) % legal.bit_count()
-                        while k:
-                            legal &= legal - 1
-                            k -= 1
-                    bit = legal & -legal
-                    hands[seat] = hand ^ bit
-                    won |= bit
-                    index = bit.bit_length() - 1
-                    cards.append(index)
-                    # Following suit: beats the best so far only on rank (a trump on a
-                    # non-trump lead has made key >= 20, out of reach).
-                    if card_rank[index] + offset > key:
-                        key = card_rank[index] + offset
-                        winner = seat
-                    continue
-                legal = self._first_trick_discard(hand) if first else hand
-                k = choose(32) % legal.bit_count()
-                while k:
-                    legal &= legal - 1
-                    k -= 1
-                bit = legal & -legal
-                hands[seat] = hand ^ bit
-                won |= bit
-                index = bit.bit_length() - 1
-                cards.append(index)
-                if card_suit[index] == trump and 20 + card_rank[index] > key:
-                    key = 20 + card_rank[index]
-                    winner = seat
-            if won & breaks_mask:
-                broken = True
-            log.append((leader, cards, winner))
-            cards = []
-            taken[winner] |= won
-            done += 1
-            if kitty:
-                self.tricks_done = done
-                self._maybe_take_kitty(winner, won, done == last)
-                kitty = self.kitty if self.kitty_taker is None else 0
-            leader = winner
-            if done == last:
-                break
-            if redeal and not broken and not hands[leader] & ~heart_mask:
-                break
-        self.leader = self.current = leader
-        self.tricks_done = done
-        self.hearts_broken = broken
-        self.led_suit, self.win_key, self.win_seat = led, key, winner
-        self._legal = -1
-        if done == last:
-            self._finish_hand()
-        else:
-            self._void_hand()
-
-    def _pass_out(self, choose: Callable[[int], int]) -> None:
-        """Random passes for every seat still to pass, then the exchange."""
-        count = self.rules.pass_count
-        for seat in range(self.current, self.n):
-            chosen = self.pass_lists[seat]
-            mask = self.pass_masks[seat]
-            free = self.hands[seat] & ~mask
-            while len(chosen) < count:
-                k = choose(32) % free.bit_count()
-                pick = free
-                while k:
-                    pick &= pick - 1
-                    k -= 1
-                bit = pick & -pick
-                free ^= bit
-                mask |= bit
-                chosen.append(bit.bit_length() - 1)
-            self.pass_masks[seat] = mask
-        self.current = self.n - 1
-        self._exchange()
-
     def _exchange(self) -> None:
         hands, masks, n, offset = self.hands, self.pass_masks, self.n, self.pass_offset
         for s in range(n):
@@ -1199,15 +1063,6 @@ _GAME_OVER = Phase.GAME_OVER
 _T0, _T1, _T2, _T3 = _TEXTS_BY_CHUNK
 
 
-def _pick(legal: int, choose: Callable[[int], int]) -> int:
-    # A uniformly random set bit (modulo bias of a 32-bit draw: below 2^-26).
-    k = choose(32) % legal.bit_count()
-    while k:
-        legal &= legal - 1
-        k -= 1
-    return (legal & -legal).bit_length() - 1
-
-
 def _count(mask: int) -> int:
     return mask.bit_count()
 
@@ -1304,3 +1159,8 @@ __all__ = [
     "parse_deal",
     "DealError",
 ]
+
+
+# The rollout fast path works on a game state's internals: it is imported last, once
+# everything it uses is defined (it imports this module).
+from engine import rollout  # noqa: E402

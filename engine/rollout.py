@@ -1,0 +1,163 @@
+"""The rollout fast path: finishing a hand with uniformly random legal moves, the inner loop
+of Monte-Carlo bots (:meth:`engine.state.GameState.play_random`).
+
+The rules are the game state's own; only the bookkeeping differs: whole tricks are played
+with the state in local variables, written back before anything else looks at it.
+``tests/engine/test_rollout.py``, beside it, checks that every rollout replays move for move
+through the ordinary step path, for every preset and table size.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from engine.cards import CARD_RANK, CARD_SUIT, SUIT_MASKS
+from engine.state import GameState, Phase
+
+_PLAY = Phase.PLAY
+
+
+def play_out(state: GameState, choose: Callable[[int], int]) -> None:
+    """Random cards until the hand ends (the rollout hot path).
+
+    The rules are those of :meth:`GameState._legal_play_mask`, ``_play`` and
+    ``_finish_trick``; only the bookkeeping differs: whole tricks are played with the
+    state in local variables, written back before anything else looks at it. Cancellation
+    (whose tricks resolve differently) goes card by card through the ordinary path.
+    ``tests/engine/test_rollout.py`` checks both paths agree.
+    """
+    if state._cancel:
+        while state.phase is _PLAY:
+            state._play(_pick(state._legal_play_mask(), choose))
+        return
+    rules = state.rules
+    hands, taken, log = state.hands, state.taken, state.trick_log
+    n, last = state.n, state._hand_size
+    trump = -1 if state.trump is None else state.trump
+    breaks_mask, heart_mask = state._breaks_mask, state._heart_mask
+    ban_first = rules.no_points_first_trick
+    redeal = rules.only_hearts_lead == "redeal"
+    kitty = state.kitty if state.kitty_taker is None else 0
+    suit_masks, card_suit, card_rank = SUIT_MASKS, CARD_SUIT, CARD_RANK
+    leader, done, broken = state.leader, state.tricks_done, state.hearts_broken
+    following = [*range(1, n), 0]  # following[seat]: the next seat in play order
+    cards = state.trick_cards
+    if cards:  # resume the trick in progress
+        seat = (leader + len(cards) - 1) % n
+        won = 0
+        for index in cards:
+            won |= 1 << index
+        led, key, winner = state.led_suit, state.win_key, state.win_seat
+        state.trick_cards = []
+    while True:
+        if not cards:
+            seat = leader
+            hand = hands[seat]
+            if done == 0:
+                legal = state._legal_play_mask()
+            elif broken:
+                legal = hand
+            else:
+                legal = hand & ~heart_mask or hand
+            k = choose(32) % legal.bit_count()
+            while k:
+                legal &= legal - 1
+                k -= 1
+            bit = legal & -legal
+            hands[seat] = hand ^ bit
+            won = bit
+            index = bit.bit_length() - 1
+            cards = [index]
+            led = card_suit[index]
+            key = 20 + card_rank[index] if led == trump else card_rank[index]
+            winner = seat
+        first = done == 0 and ban_first
+        offset = 20 if led == trump else 0
+        for _ in range(n - len(cards)):
+            seat = following[seat]
+            hand = hands[seat]
+            legal = hand & suit_masks[led]
+            if legal:
+                if legal & (legal - 1):
+                    k = choose(32) % legal.bit_count()
+                    while k:
+                        legal &= legal - 1
+                        k -= 1
+                bit = legal & -legal
+                hands[seat] = hand ^ bit
+                won |= bit
+                index = bit.bit_length() - 1
+                cards.append(index)
+                # Following suit: beats the best so far only on rank (a trump on a
+                # non-trump lead has made key >= 20, out of reach).
+                if card_rank[index] + offset > key:
+                    key = card_rank[index] + offset
+                    winner = seat
+                continue
+            legal = state._first_trick_discard(hand) if first else hand
+            k = choose(32) % legal.bit_count()
+            while k:
+                legal &= legal - 1
+                k -= 1
+            bit = legal & -legal
+            hands[seat] = hand ^ bit
+            won |= bit
+            index = bit.bit_length() - 1
+            cards.append(index)
+            if card_suit[index] == trump and 20 + card_rank[index] > key:
+                key = 20 + card_rank[index]
+                winner = seat
+        if won & breaks_mask:
+            broken = True
+        log.append((leader, cards, winner))
+        cards = []
+        taken[winner] |= won
+        done += 1
+        if kitty:
+            state.tricks_done = done
+            state._maybe_take_kitty(winner, won, done == last)
+            kitty = state.kitty if state.kitty_taker is None else 0
+        leader = winner
+        if done == last:
+            break
+        if redeal and not broken and not hands[leader] & ~heart_mask:
+            break
+    state.leader = state.current = leader
+    state.tricks_done = done
+    state.hearts_broken = broken
+    state.led_suit, state.win_key, state.win_seat = led, key, winner
+    state._legal = -1
+    if done == last:
+        state._finish_hand()
+    else:
+        state._void_hand()
+
+def pass_out(state: GameState, choose: Callable[[int], int]) -> None:
+    """Random passes for every seat still to pass, then the exchange."""
+    count = state.rules.pass_count
+    for seat in range(state.current, state.n):
+        chosen = state.pass_lists[seat]
+        mask = state.pass_masks[seat]
+        free = state.hands[seat] & ~mask
+        while len(chosen) < count:
+            k = choose(32) % free.bit_count()
+            pick = free
+            while k:
+                pick &= pick - 1
+                k -= 1
+            bit = pick & -pick
+            free ^= bit
+            mask |= bit
+            chosen.append(bit.bit_length() - 1)
+        state.pass_masks[seat] = mask
+    state.current = state.n - 1
+    state._exchange()
+
+
+def _pick(legal: int, choose: Callable[[int], int]) -> int:
+    # A uniformly random set bit (modulo bias of a 32-bit draw: below 2^-26).
+    k = choose(32) % legal.bit_count()
+    while k:
+        legal &= legal - 1
+        k -= 1
+    return (legal & -legal).bit_length() - 1
