@@ -14,8 +14,18 @@ from collections import defaultdict
 from collections.abc import Iterable
 from typing import Any
 
-from django.db.models import Count, OuterRef, Prefetch, QuerySet, Subquery
-from django.db.models.functions import Lower
+from django.db.models import (
+    Count,
+    F,
+    FloatField,
+    OuterRef,
+    Prefetch,
+    Q,
+    QuerySet,
+    Subquery,
+    Window,
+)
+from django.db.models.functions import Cast, Ceil, Lower, Mod, RowNumber
 from django.shortcuts import get_object_or_404
 from rest_framework.authtoken.models import Token
 
@@ -28,6 +38,7 @@ from arena.models import (
     Match,
     MatchSeat,
     Rating,
+    RatingPoint,
     Tournament,
     TournamentEntry,
 )
@@ -125,11 +136,6 @@ def rating_history(entry_ids: list[int], points: int = 200) -> list[tuple[Any, .
     """Each entry's rating history, oldest first, evenly thinned in the database to about
     ``points`` points (the newest and the oldest kept): (entry id, at, rating, low, high,
     matches) tuples, however long the history has grown."""
-    from django.db.models import Count, F, FloatField, Q, Window
-    from django.db.models.functions import Cast, Ceil, Mod, RowNumber
-
-    from arena.models import RatingPoint
-
     newest_first = [F("at").desc(), F("pk").desc()]
     ranked = RatingPoint.objects.filter(entry__in=entry_ids).annotate(
         n=Window(RowNumber(), partition_by=[F("entry_id")], order_by=newest_first),
@@ -175,8 +181,6 @@ def bots_index(*, search: str = "", ladder: Ladder | None = None) -> QuerySet[Bo
 def running_now() -> dict[str, int]:
     """What the platform is doing: matches running and queued, tournaments running, bots
     with an active version (three queries, whatever is stored)."""
-    from django.db.models import Q
-
     counts = Match.objects.aggregate(
         running=Count("pk", filter=Q(status=Match.Status.RUNNING)),
         queued=Count("pk", filter=Q(status=Match.Status.QUEUED)),

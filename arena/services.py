@@ -16,11 +16,13 @@ from typing import Any
 from celery import current_app
 from django.conf import settings
 from django.contrib.auth import get_user_model
+from django.core.cache import cache
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models import F, Max, Q
 from django.utils import timezone
 from django.utils.translation import gettext
+from rest_framework.authtoken.models import Token
 
 import engine
 from arena.models import (
@@ -37,6 +39,8 @@ from arena.ratings import Table, fit_ratings, live_elo, places_from_scores
 from arena.text import clean_json, clean_text
 from arena.uploads import UploadError, check_upload
 from bots_sdk.builtin import BUILTIN
+from engine.record import replay
+from engine.rules import RuleSet
 
 #: A claimed match is given to another worker once its lease has passed (MATCH_LEASE_SECONDS).
 LEASE_SECONDS = int(getattr(settings, "MATCH_LEASE_SECONDS", 20 * 60))
@@ -100,8 +104,6 @@ def user_create(*, username: str, password: str) -> Any:
 
 def token_obtain(*, user: Any) -> Any:
     """``user``'s API token, made the first time it is asked for (the API's log-in)."""
-    from rest_framework.authtoken.models import Token
-
     token, _ = Token.objects.get_or_create(user=user)
     return token
 
@@ -109,8 +111,6 @@ def token_obtain(*, user: Any) -> Any:
 @transaction.atomic
 def token_rotate(*, user: Any) -> Any:
     """A new API token for ``user``; the old one stops working."""
-    from rest_framework.authtoken.models import Token
-
     Token.objects.filter(user=user).delete()
     return Token.objects.create(user=user)
 
@@ -288,8 +288,6 @@ def match_create(
     table: int | None = None,
     rotation: int = 0,
 ) -> Match:
-    from engine.rules import RuleSet
-
     ruleset = RuleSet.from_spec(rules)
     if len(seats) != ruleset.players:
         raise ValidationError(
@@ -321,8 +319,6 @@ def rules_within_bounds(rules: Any, *, hands: int | None, max_hands: int) -> Any
     """The :class:`~engine.rules.RuleSet` of a match a user asks for, if it stays within the
     platform's bounds (a hand count, a target, card points); a ValidationError naming the
     limit otherwise. Operators' ladders are not held to them."""
-    from engine.rules import RuleSet
-
     ruleset = RuleSet.from_spec(rules)
     if hands is not None and not 1 <= hands <= max_hands:
         raise ValidationError({"hands": gettext("from 1 to %(most)s hands; not %(hands)s")
@@ -433,8 +429,6 @@ def ratings_schedule(*, ladder_id: int) -> bool:
     """Debounced: one refit of the ladder's ratings shortly after a burst of results. A cache
     that fails neither raises nor rolls back the result being stored: the refit is sent
     without the debounce (and the next result schedules another)."""
-    from django.core.cache import cache
-
     try:
         first = cache.add(f"bidel:ratings:{ladder_id}", True, timeout=RATINGS_DEBOUNCE_SECONDS * 4)
     except Exception:
@@ -447,8 +441,6 @@ def ratings_schedule(*, ladder_id: int) -> bool:
 
 
 def _replayed(result: dict[str, Any]) -> Any:
-    from engine.record import replay
-
     return replay({k: result[k] for k in ("rules", "seed", "hands") if k in result})
 
 
@@ -582,8 +574,6 @@ def ladder_tables(ladder: Ladder) -> list[Table]:
 @transaction.atomic
 def ratings_recompute(*, ladder: Ladder) -> list[Rating]:
     """Refit the ladder's ratings from its whole match log (a pure function of it)."""
-    from django.core.cache import cache
-
     try:
         cache.delete(f"bidel:ratings:{ladder.pk}")  # results from now on schedule the next refit
     except Exception:  # the key expires by itself: a refit is not worth failing for it

@@ -11,6 +11,8 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
 
+import bots_sdk
+import engine
 from bots_sdk import runtime
 from bots_sdk.builtin import BUILTIN
 from bots_sdk.participants import Participant
@@ -18,6 +20,8 @@ from bots_sdk.players import ProcessPlayer
 from bots_sdk.runner import GameResult, MatchResult, TimeControl, match_games, play_game
 from bots_sdk.sandbox import BACKENDS, SandboxUnavailable, default_launcher, per_bot_limits
 from bots_sdk.stats import summarize
+from engine.__main__ import main as engine_main
+from engine.record import replay
 from engine.rules import RulesError, RuleSet
 from engine.state import GameState, Phase
 
@@ -237,8 +241,6 @@ def _table(summary: dict[str, Any]) -> None:
 
 def _replay(args: argparse.Namespace) -> int:
     """A recorded game trick by trick: seats by number and bot name, hands and tricks from 1."""
-    from engine.record import replay
-
     try:
         data = json.loads(Path(args.file).read_text())
     except OSError as exc:
@@ -324,15 +326,10 @@ def _docker(args: argparse.Namespace) -> int:
 
 def _verify(args: argparse.Namespace) -> int:
     """``engine verify`` from the SDK's command: a game or match record, refereed."""
-    from engine.__main__ import main as engine_main
-
     return engine_main(["verify", args.file])
 
 
 def main(argv: list[str] | None = None) -> int:
-    import bots_sdk
-    import engine
-
     parser = argparse.ArgumentParser(
         prog="bidel", description="The Bidel bot SDK: write, play and check Hearts bots.",
         epilog=f"Built-in bots, usable by name wherever a bot is asked: {', '.join(BUILTIN)}.",

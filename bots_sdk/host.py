@@ -29,6 +29,7 @@ from bots_sdk.protocol import (
 )
 from bots_sdk.runtime import THREADS
 from bots_sdk.view import View
+from engine.rules import RuleSet
 
 
 def _send(out: BinaryIO, message: dict[str, Any]) -> None:
@@ -38,8 +39,6 @@ def _send(out: BinaryIO, message: dict[str, Any]) -> None:
 
 def _missing_methods(bot: Bot, rules_spec: Any) -> str:
     """What the bot lacks that these rules will call ('' when nothing)."""
-    from engine.rules import RuleSet
-
     try:
         rules = RuleSet.from_spec(rules_spec)
     except Exception:  # noqa: BLE001 — the referee's rules: it checked them

@@ -17,7 +17,7 @@ from rest_framework.response import Response
 from rest_framework.throttling import ScopedRateThrottle
 from rest_framework.views import exception_handler
 
-from arena import logins, selectors, services
+from arena import logins, selectors, services, tournaments
 from arena.api import serializers as s
 from arena.api.filters import BotFilter, MatchFilter, TournamentFilter
 from arena.uploads import UploadError, read_upload
@@ -303,8 +303,6 @@ class TournamentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewse
 
     @extend_schema(request=s.TournamentCreateSerializer, responses={201: s.TournamentSerializer})
     def create(self, request: Request) -> Response:
-        from arena import tournaments
-
         self._staff(request)
         data = s.TournamentCreateSerializer(data=request.data)
         data.is_valid(raise_exception=True)
@@ -317,8 +315,6 @@ class TournamentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewse
     @extend_schema(request=None, responses={200: s.TournamentSerializer})
     @action(detail=True, methods=["post"])
     def start(self, request: Request, pk: str | None = None) -> Response:
-        from arena import tournaments
-
         self._staff(request)
         tournament = self.get_object()
         tournaments.tournament_start(tournament_id=tournament.pk)
@@ -327,8 +323,6 @@ class TournamentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewse
     @extend_schema(request=None, responses={200: s.TournamentSerializer})
     @action(detail=True, methods=["post"])
     def cancel(self, request: Request, pk: str | None = None) -> Response:
-        from arena import tournaments
-
         self._staff(request)
         tournament = tournaments.tournament_cancel(tournament_id=self.get_object().pk)
         return Response(s.TournamentSerializer(tournament).data)
