@@ -38,6 +38,7 @@ test: install
 
 lint: install
 	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
 
 # After changing the pages' English: refresh the Persian catalog (arena/locale), translate what
 # it marks new, then compile it (needs gettext's msgfmt; the compiled .mo files are committed).

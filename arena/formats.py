@@ -103,9 +103,7 @@ class TournamentFormat:
         ``per_table`` matches per table and round; None when it is not known in advance."""
         return None
 
-    def standings(
-        self, tournament: Tournament, rows: list[dict[str, Any]]
-    ) -> list[dict[str, Any]]:
+    def standings(self, tournament: Tournament, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
         """The standings' rows in rank order (given: fewest points per hand first, then wins;
         :func:`arena.selectors.tournament_standings` numbers them after)."""
         return rows
@@ -296,4 +294,3 @@ def _sprt_params(params: dict[str, Any], defaults: dict[str, Any]) -> dict[str, 
             )
         params = {**params, "max_deals": int(deals)}
     return params
-

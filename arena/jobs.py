@@ -57,10 +57,16 @@ def _seat(version: BotVersion | None, builtin: str) -> Participant:
 def _match_job(match: Match) -> Job:
     seats = match.seats.select_related("version").order_by("seat")
     return Job(
-        kind="match", ref=match.pk, claim=match.claim_token, rules=match.rules,
-        seed=match.seed, hands=match.hands, move=CLOCK.move, bank=CLOCK.bank,
+        kind="match",
+        ref=match.pk,
+        claim=match.claim_token,
+        rules=match.rules,
+        seed=match.seed,
+        hands=match.hands,
+        move=CLOCK.move,
+        bank=CLOCK.bank,
         seats=tuple(_seat(s.version, s.builtin) for s in seats),
-    )  # fmt: skip
+    )
 
 
 @transaction.atomic
@@ -145,8 +151,10 @@ def _holds(token: str, claim: str) -> bool:
 
 def _store_match(result: JobResult) -> bool:
     match = Match.objects.filter(pk=result.ref).first()
-    if match is None or match.status != Match.Status.RUNNING or not _holds(
-        match.claim_token, result.claim
+    if (
+        match is None
+        or match.status != Match.Status.RUNNING
+        or not _holds(match.claim_token, result.claim)
     ):
         logger.warning("match %s: result refused (stale, duplicate or forged claim)", result.ref)
         return False
@@ -158,15 +166,18 @@ def _store_match(result: JobResult) -> bool:
             return False
         try:
             return services.match_finish(
-                match_id=match.pk, attempt=match.attempts, result=result.game or {},
+                match_id=match.pk,
+                attempt=match.attempts,
+                result=result.game or {},
                 claim=result.claim,
-            )  # fmt: skip
+            )
         except Exception as exc:  # noqa: BLE001 — a record that does not replay is no result
             logger.exception("match %s: the result does not replay", result.ref)
             services.match_attempt_failed(
-                match_id=match.pk, attempt=match.attempts,
+                match_id=match.pk,
+                attempt=match.attempts,
                 error=f"{where}the result did not replay: {exc!r}",
-            )  # fmt: skip
+            )
             return False
     error = clean_text(f"{where}{result.cause}: {result.error}")
     if result.cause in ("code", "job"):
@@ -190,11 +201,16 @@ def _version_claim(version_id: int) -> tuple[BotVersion, Job | None]:
     if not claimed:
         return version, None
     return version, Job(
-        kind="validation", ref=version.pk, claim=claim, rules="standard",
-        seed=services.new_seed(), hands=services.VALIDATION_HANDS, move=CLOCK.move,
+        kind="validation",
+        ref=version.pk,
+        claim=claim,
+        rules="standard",
+        seed=services.new_seed(),
+        hands=services.VALIDATION_HANDS,
+        move=CLOCK.move,
         bank=CLOCK.bank,
         seats=(_seat(version, ""), *(Participant.of_builtin(b) for b in services.VALIDATORS)),
-    )  # fmt: skip
+    )
 
 
 @transaction.atomic
@@ -216,16 +232,20 @@ def version_validate_here(*, version_id: int) -> BotVersion:
 
 def _store_validation(result: JobResult) -> bool:
     version = BotVersion.objects.filter(pk=result.ref).first()
-    if version is None or version.status != BotVersion.Status.VALIDATING or not _holds(
-        version.claim_token, result.claim
+    if (
+        version is None
+        or version.status != BotVersion.Status.VALIDATING
+        or not _holds(version.claim_token, result.claim)
     ):
         logger.warning("version %s: result refused (stale, duplicate or forged)", result.ref)
         return False
     opponents = ", ".join(services.VALIDATORS)
     if result.ok and result.game:
         seat = result.game["seats"][0]
-        log = [f"validation match: {services.VALIDATION_HANDS} hands against {opponents} "
-               f"(seed {result.game.get('seed')})"]  # fmt: skip
+        log = [
+            f"validation match: {services.VALIDATION_HANDS} hands against {opponents} "
+            f"(seed {result.game.get('seed')})"
+        ]
         faults = seat.get("faults") or []
         log += [f"{f['class']}: {f['detail']} (hand {f['hand']}, {f['decision']})" for f in faults]
         if seat.get("stderr"):
@@ -236,10 +256,13 @@ def _store_validation(result: JobResult) -> bool:
             "sandbox": "no runner could sandbox it",
             "code": "its code did not reach the runner intact",
         }.get(result.cause, "the platform failed")
-        log = [f"not validated: {why}: {result.error}",
-               "this is the platform's doing, not your bot's: upload it again later"]  # fmt: skip
-    return services.version_settle(version_id=version.pk, claim=result.claim, log=log,
-                                   accepted=not faults)  # fmt: skip
+        log = [
+            f"not validated: {why}: {result.error}",
+            "this is the platform's doing, not your bot's: upload it again later",
+        ]
+    return services.version_settle(
+        version_id=version.pk, claim=result.claim, log=log, accepted=not faults
+    )
 
 
 def versions_expire() -> int:
@@ -251,10 +274,14 @@ def versions_expire() -> int:
         status=BotVersion.Status.VALIDATING, claimed_at__lt=cutoff
     ):
         expired += services.version_settle(
-            version_id=version.pk, claim=version.claim_token, accepted=False,
-            log=[f"not validated: no runner played its validation within {VALIDATION_TIMEOUT} s",
-                 "this is the platform's doing, not your bot's: upload it again later"],
-        )  # fmt: skip
+            version_id=version.pk,
+            claim=version.claim_token,
+            accepted=False,
+            log=[
+                f"not validated: no runner played its validation within {VALIDATION_TIMEOUT} s",
+                "this is the platform's doing, not your bot's: upload it again later",
+            ],
+        )
     return expired
 
 

@@ -57,6 +57,7 @@ class BotVersion(models.Model):
         REJECTED = "rejected", _("rejected")
         #: An older active version, replaced by a newer one.
         RETIRED = "retired", _("retired")
+
     #: The bot it belongs to.
     bot = models.ForeignKey(Bot, on_delete=models.CASCADE, related_name="versions")
     #: 1, 2, 3 … per bot.
@@ -145,12 +146,12 @@ class LadderEntry(models.Model):
                 fields=["ladder", "bot"],
                 name="unique_bot_entry",
                 condition=models.Q(bot__isnull=False),
-            ),  # fmt: skip
+            ),
             models.UniqueConstraint(
                 fields=["ladder", "builtin"],
                 name="unique_builtin_entry",
                 condition=~models.Q(builtin=""),
-            ),  # fmt: skip
+            ),
             bot_or_builtin("bot", "entry_is_bot_or_builtin"),
         ]
 
@@ -177,6 +178,7 @@ class Tournament(models.Model):
         CANCELLED = "cancelled", _("cancelled")
         #: A round could not be planned or advanced: ``verdict`` says why.
         FAILED = "failed", _("failed")
+
     #: Shown everywhere; editions of a repeating tournament share it.
     name = models.CharField(max_length=100)
     #: The rules spec; its player count is the table size.
@@ -267,6 +269,7 @@ class Match(models.Model):
         TOURNAMENT = "tournament", _("tournament")
         #: A new version's validation match.
         VALIDATION = "validation", _("validation")
+
     class Status(models.TextChoices):
         #: Waiting for a worker.
         QUEUED = "queued", _("queued")
@@ -276,6 +279,7 @@ class Match(models.Model):
         FINISHED = "finished", _("finished")
         #: Could not be played for platform reasons after every attempt; never rated.
         FAILED = "failed", _("failed")
+
     #: See :class:`Kind`.
     kind = models.CharField(max_length=16, choices=Kind.choices)
     #: See :class:`Status`.

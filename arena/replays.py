@@ -39,8 +39,14 @@ def replay_frames(record: dict[str, Any]) -> dict[str, Any]:
         for trick in hand.tricks:
             if trick.winner is not None:
                 taken[trick.winner] += sum(values.get(card, 0) for _, card in trick.plays)
-            tricks.append({"leader": trick.leader, "plays": [list(p) for p in trick.plays],
-                           "winner": trick.winner, "taken": taken[:]})  # fmt: skip
+            tricks.append(
+                {
+                    "leader": trick.leader,
+                    "plays": [list(p) for p in trick.plays],
+                    "winner": trick.winner,
+                    "taken": taken[:],
+                }
+            )
         totals = [t + s for t, s in zip(totals, hand.scores, strict=True)]
         hands_out.append(
             {

@@ -46,8 +46,9 @@ def _improve(
             return
 
 
-def _round(players: list[str], size: int, met: Counter[Pair], byes: Counter[str],
-           rng: random.Random) -> list[list[str]]:  # fmt: skip
+def _round(
+    players: list[str], size: int, met: Counter[Pair], byes: Counter[str], rng: random.Random
+) -> list[list[str]]:
     """One round: who sits out (those with the fewest byes so far), then tables whose pairs have met
     least (the sum of squared meetings, minimised by swaps from a random start)."""
     sitting = len(players) % size
@@ -69,8 +70,13 @@ def _round(players: list[str], size: int, met: Counter[Pair], byes: Counter[str]
     return tables
 
 
-def round_robin_rounds(players: Sequence[str], table_size: int, rng: random.Random,
-                       meetings: int = 1, attempts: int = 40) -> list[list[list[str]]]:  # fmt: skip
+def round_robin_rounds(
+    players: Sequence[str],
+    table_size: int,
+    rng: random.Random,
+    meetings: int = 1,
+    attempts: int = 40,
+) -> list[list[list[str]]]:
     """Rounds of tables in which every player plays the same number of tables and every pair
     of players meets at least ``meetings`` times, as evenly as can be found: no pair more
     than once more than another where the greedy search finds such a schedule (most fields),
@@ -118,8 +124,13 @@ def default_swiss_rounds(players: int, table_size: int) -> int:
     return max(3, math.ceil(math.log2(max(players, 2))))
 
 
-def swiss_round(standing: Sequence[str], table_size: int, history: Iterable[Sequence[str]],
-                rng: random.Random, sweeps: int = 200) -> list[list[str]]:  # fmt: skip
+def swiss_round(
+    standing: Sequence[str],
+    table_size: int,
+    history: Iterable[Sequence[str]],
+    rng: random.Random,
+    sweeps: int = 200,
+) -> list[list[str]]:
     """Tables for the next Swiss round: players grouped by current standing (best first),
     then swaps between tables that reduce repeat meetings — and never leave a table that
     has been played before when another grouping avoids it."""
@@ -160,8 +171,9 @@ def elo_to_score(elo: float) -> float:
     return 1.0 / (1.0 + 10 ** (-elo / 400))
 
 
-def sprt(scores: Sequence[float], elo0: float, elo1: float, alpha: float = 0.05,
-         beta: float = 0.05) -> SprtResult:  # fmt: skip
+def sprt(
+    scores: Sequence[float], elo0: float, elo1: float, alpha: float = 0.05, beta: float = 0.05
+) -> SprtResult:
     """The GSPRT of chess-engine testers on per-comparison scores (1 win, 0.5 tie, 0 loss):
     H0 "B is at most elo0 stronger" against H1 "B is elo1 stronger", with a normal
     approximation of the scores' mean. Decided when the LLR leaves [ln(β/(1−α)),
@@ -186,8 +198,9 @@ def sprt(scores: Sequence[float], elo0: float, elo1: float, alpha: float = 0.05,
     return SprtResult(round(llr, 6), round(lower, 6), round(upper, 6), n, verdict)
 
 
-def standings_order(points: Mapping[str, float], wins: Mapping[str, int],
-                    hands: Mapping[str, int]) -> list[str]:  # fmt: skip
+def standings_order(
+    points: Mapping[str, float], wins: Mapping[str, int], hands: Mapping[str, int]
+) -> list[str]:
     """The documented tie-break: fewer mean points per hand, then more wins, then name.
 
     >>> hands = {"a": 5, "b": 5, "c": 5}

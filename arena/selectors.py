@@ -85,18 +85,23 @@ def ladder_rankings(ladder: Ladder) -> list[dict[str, Any]]:
             "bot": {"id": entry.bot_id, "name": entry.label},
             "builtin": bool(entry.builtin),
             "version": versions[0].number if versions else None,
-            "rating": None, "ci95": None, "live_elo": round(entry.live_elo, 1), "matches": 0,
-            "provisional": True, "rank": None,
-        }  # fmt: skip
+            "rating": None,
+            "ci95": None,
+            "live_elo": round(entry.live_elo, 1),
+            "matches": 0,
+            "provisional": True,
+            "rank": None,
+        }
         if rating is None:
             unrated.append(row)
             continue
         row.update(
-            rating=round(rating.rating, 1), ci95=[round(rating.low, 1), round(rating.high, 1)],
+            rating=round(rating.rating, 1),
+            ci95=[round(rating.low, 1), round(rating.high, 1)],
             matches=rating.matches,
             provisional=rating.matches < PROVISIONAL_MATCHES
             or rating.high - rating.low > PROVISIONAL_WIDTH,
-        )  # fmt: skip
+        )
         rated.append(row)
     rated.sort(key=lambda r: (-r["rating"], -r["live_elo"], r["bot"]["name"]))
     for rank, row in enumerate(rated, 1):
@@ -105,9 +110,15 @@ def ladder_rankings(ladder: Ladder) -> list[dict[str, Any]]:
     return rated + unrated
 
 
-def matches(*, ladder: int | None = None, bot: int | None = None, status: str | None = None,
-            kind: str | None = None, tournament: int | None = None,
-            opponent: int | str | None = None) -> QuerySet[Match]:  # fmt: skip
+def matches(
+    *,
+    ladder: int | None = None,
+    bot: int | None = None,
+    status: str | None = None,
+    kind: str | None = None,
+    tournament: int | None = None,
+    opponent: int | str | None = None,
+) -> QuerySet[Match]:
     seats = MatchSeat.objects.select_related("version__bot").defer("stderr", "version__code")
     query = Match.objects.defer(
         "record"
@@ -324,8 +335,9 @@ def ladder_entries(*, bot: Bot | None = None, builtin: str = "") -> list[LadderE
 # --- matches ----------------------------------------------------------------------------------
 
 
-def recent_matches(limit: int = 20, *, stderr: bool = False, bot: Bot | None = None,
-                   builtin: str = "") -> list[Match]:  # fmt: skip
+def recent_matches(
+    limit: int = 20, *, stderr: bool = False, bot: Bot | None = None, builtin: str = ""
+) -> list[Match]:
     """The newest matches (those ``bot`` or the built-in ``builtin`` played, when given) with
     their seats; records (and bots' stderr, unless asked for) are left in the database: a
     list shows neither, and they are the bulk of a match's row."""

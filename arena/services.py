@@ -34,7 +34,7 @@ from arena.models import (
     MatchSeat,
     Rating,
     RatingPoint,
-)  # fmt: skip
+)
 from arena.ratings import Table, fit_ratings, live_elo, places_from_scores
 from arena.text import clean_json, clean_text
 from arena.uploads import UploadError, check_upload
@@ -76,8 +76,11 @@ def _send(task_name: str, args: list[Any], **options: Any) -> bool:
         # The project's Celery app, without importing the project (arena sits below it).
         current_app.send_task(task_name, args=args, **options)
     except Exception:
-        logger.exception("could not send %s%r: the broker failed; the reaper will resend it",
-                         task_name, tuple(args))  # fmt: skip
+        logger.exception(
+            "could not send %s%r: the broker failed; the reaper will resend it",
+            task_name,
+            tuple(args),
+        )
         return False
     return True
 
@@ -140,8 +143,9 @@ def bot_create(
 
 
 @transaction.atomic
-def bot_update(*, bot: Bot, user: Any, description: str | None = None,
-               join_ladders: list[Ladder] | None = None) -> Bot:  # fmt: skip
+def bot_update(
+    *, bot: Bot, user: Any, description: str | None = None, join_ladders: list[Ladder] | None = None
+) -> Bot:
     """The owner changes a bot's description or the ladders it joins (its name stays: it is
     how others know it)."""
     if bot.owner_id != user.pk:
@@ -204,9 +208,12 @@ def version_upload(*, bot: Bot, user: Any, filename: str, data: bytes) -> BotVer
     Bot.objects.select_for_update().get(pk=bot.pk)  # numbers are given out one at a time
     number = (bot.versions.aggregate(n=Max("number"))["n"] or 0) + 1
     version = BotVersion.objects.create(
-        bot=bot, number=number, filename=filename, code=data,
+        bot=bot,
+        number=number,
+        filename=filename,
+        code=data,
         sha256=hashlib.sha256(data).hexdigest(),
-    )  # fmt: skip
+    )
     _enqueue("arena.version_validate", version.pk)
     return version
 
@@ -291,15 +298,24 @@ def match_create(
     ruleset = RuleSet.from_spec(rules)
     if len(seats) != ruleset.players:
         raise ValidationError(
-            {"seats": gettext("these rules seat %(players)s players, not %(seats)s")
-             % {"players": ruleset.players, "seats": len(seats)}}
+            {
+                "seats": gettext("these rules seat %(players)s players, not %(seats)s")
+                % {"players": ruleset.players, "seats": len(seats)}
+            }
         )
     match = Match.objects.create(
-        kind=kind, rules=ruleset.to_spec(), hands=hands, ladder=ladder, requested_by=requested_by,
-        tournament=tournament, round=round, table=table, rotation=rotation,
+        kind=kind,
+        rules=ruleset.to_spec(),
+        hands=hands,
+        ladder=ladder,
+        requested_by=requested_by,
+        tournament=tournament,
+        round=round,
+        table=table,
+        rotation=rotation,
         seed=seed if seed is not None else new_seed(),
         engine_version=engine.__version__,
-    )  # fmt: skip
+    )
     MatchSeat.objects.bulk_create(
         MatchSeat(
             match=match,
@@ -308,7 +324,7 @@ def match_create(
             builtin=s.builtin,
             entry=s.entry,
             tournament_entry=s.tournament_entry,
-        )  # fmt: skip
+        )
         for i, s in enumerate(seats)
     )
     _enqueue("arena.match_run", match.pk)
@@ -321,19 +337,29 @@ def rules_within_bounds(rules: Any, *, hands: int | None, max_hands: int) -> Any
     limit otherwise. Operators' ladders are not held to them."""
     ruleset = RuleSet.from_spec(rules)
     if hands is not None and not 1 <= hands <= max_hands:
-        raise ValidationError({"hands": gettext("from 1 to %(most)s hands; not %(hands)s")
-                              % {"most": max_hands, "hands": hands}})  # fmt: skip
+        raise ValidationError(
+            {
+                "hands": gettext("from 1 to %(most)s hands; not %(hands)s")
+                % {"most": max_hands, "hands": hands}
+            }
+        )
     if ruleset.target > MAX_TARGET:
         raise ValidationError(
-            {"rules": gettext("a target of %(target)s points is over the limit of %(limit)s")
-                      % {"target": ruleset.target, "limit": MAX_TARGET}}
-        )  # fmt: skip
+            {
+                "rules": gettext("a target of %(target)s points is over the limit of %(limit)s")
+                % {"target": ruleset.target, "limit": MAX_TARGET}
+            }
+        )
     points = [*ruleset.heart_points, ruleset.queen_points, ruleset.jd_bonus, ruleset.moon_amount]
     if any(abs(p) > MAX_CARD_POINTS for p in points):
         raise ValidationError(
-            {"rules": gettext("card points, the JD bonus and the moon are limited to "
-                              "-%(limit)s to %(limit)s") % {"limit": MAX_CARD_POINTS}}
-        )  # fmt: skip
+            {
+                "rules": gettext(
+                    "card points, the JD bonus and the moon are limited to -%(limit)s to %(limit)s"
+                )
+                % {"limit": MAX_CARD_POINTS}
+            }
+        )
     return ruleset
 
 
@@ -353,8 +379,11 @@ def challenge_create(
     ).count()
     if open_now >= limit:
         raise ValidationError(
-            gettext("you have %(open)s challenges queued or running; the limit is %(limit)s: "
-                    "ask again when one has finished") % {"open": open_now, "limit": limit}
+            gettext(
+                "you have %(open)s challenges queued or running; the limit is %(limit)s: "
+                "ask again when one has finished"
+            )
+            % {"open": open_now, "limit": limit}
         )
     return match_create(
         kind=Match.Kind.CHALLENGE, seats=seats, rules=ruleset, hands=hands, requested_by=user
@@ -370,10 +399,13 @@ def match_claim(*, match_id: int, claim: str = "") -> Match | None:
         pk=match_id,
         attempts__lt=MAX_ATTEMPTS,
     ).update(
-        status=Match.Status.RUNNING, attempts=F("attempts") + 1,
-        lease_until=now + timedelta(seconds=LEASE_SECONDS), started_at=now, claim_token=claim,
+        status=Match.Status.RUNNING,
+        attempts=F("attempts") + 1,
+        lease_until=now + timedelta(seconds=LEASE_SECONDS),
+        started_at=now,
+        claim_token=claim,
         playing_since=None,
-    )  # fmt: skip
+    )
     return Match.objects.get(pk=match_id) if claimed else None
 
 
@@ -577,8 +609,9 @@ def ratings_recompute(*, ladder: Ladder) -> list[Rating]:
     try:
         cache.delete(f"bidel:ratings:{ladder.pk}")  # results from now on schedule the next refit
     except Exception:  # the key expires by itself: a refit is not worth failing for it
-        logger.exception("the cache failed: ladder %s's debounce key stays until it expires",
-                         ladder.pk)  # fmt: skip
+        logger.exception(
+            "the cache failed: ladder %s's debounce key stays until it expires", ladder.pk
+        )
     tables = ladder_tables(ladder)
     anchors = [str(pk) for pk in ladder.entries.exclude(builtin="").values_list("pk", flat=True)]
     fitted = fit_ratings(tables, anchors)
@@ -586,11 +619,10 @@ def ratings_recompute(*, ladder: Ladder) -> list[Rating]:
     Rating.objects.filter(entry__ladder=ladder).delete()
     # The history gains a point for each entry that has played since the last refit.
     RatingPoint.objects.bulk_create(
-        RatingPoint(entry_id=int(name), rating=r.rating, low=r.low, high=r.high,
-                    matches=r.matches)
+        RatingPoint(entry_id=int(name), rating=r.rating, low=r.low, high=r.high, matches=r.matches)
         for name, r in fitted.items()
         if before.get(int(name)) != r.matches
-    )  # fmt: skip
+    )
     ratings = [
         Rating(
             entry_id=int(name),

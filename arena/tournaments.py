@@ -60,11 +60,20 @@ def tournament_create(
         repeat = parse_cron(repeat)
         next_run(repeat, starts_at or timezone.now())  # (one that never fires: refused now)
     tournament = Tournament.objects.create(
-        name=clean_text(name), rules=ruleset.to_spec(), format=format, table_size=table_size,
-        games_per_table=games_per_table, hands_per_table=hands_per_table, duplicate=duplicate,
-        ladder=ladder, starts_at=starts_at, repeat=repeat, rounds=rounds, params=params,
+        name=clean_text(name),
+        rules=ruleset.to_spec(),
+        format=format,
+        table_size=table_size,
+        games_per_table=games_per_table,
+        hands_per_table=hands_per_table,
+        duplicate=duplicate,
+        ladder=ladder,
+        starts_at=starts_at,
+        repeat=repeat,
+        rounds=rounds,
+        params=params,
         created_by=created_by,
-    )  # fmt: skip
+    )
     for value in bots:
         if isinstance(value, str) and value in BUILTIN:
             TournamentEntry.objects.create(tournament=tournament, builtin=value)
@@ -83,13 +92,20 @@ def _copy_for_next_edition(tournament: Tournament) -> Tournament | None:
         return None
     base = tournament.starts_at or timezone.now()
     edition = Tournament.objects.create(
-        name=tournament.name, rules=tournament.rules, format=tournament.format,
-        table_size=tournament.table_size, games_per_table=tournament.games_per_table,
-        hands_per_table=tournament.hands_per_table, duplicate=tournament.duplicate,
-        ladder=tournament.ladder, starts_at=next_run(tournament.repeat, base),
-        repeat=tournament.repeat, params=tournament.params, edition_of=tournament,
+        name=tournament.name,
+        rules=tournament.rules,
+        format=tournament.format,
+        table_size=tournament.table_size,
+        games_per_table=tournament.games_per_table,
+        hands_per_table=tournament.hands_per_table,
+        duplicate=tournament.duplicate,
+        ladder=tournament.ladder,
+        starts_at=next_run(tournament.repeat, base),
+        repeat=tournament.repeat,
+        params=tournament.params,
+        edition_of=tournament,
         created_by=tournament.created_by,
-    )  # fmt: skip
+    )
     for entry in tournament.entries.all():
         TournamentEntry.objects.create(tournament=edition, bot=entry.bot, builtin=entry.builtin)
     return edition
@@ -137,9 +153,12 @@ def _tables_for(tournament: Tournament, number: int) -> list[list[TournamentEntr
     entries = {str(e.pk): e for e in list(selectors.tournament_field(tournament))}
     standing = [str(row["entry"]) for row in selectors.tournament_standings(tournament)]
     plan = formats.Round(
-        tournament=tournament, number=number, entries=list(entries), standing=standing,
+        tournament=tournament,
+        number=number,
+        entries=list(entries),
+        standing=standing,
         history=selectors.tournament_history(tournament),
-    )  # fmt: skip
+    )
     return [[entries[i] for i in table] for table in formats.get(tournament.format).tables(plan)]
 
 
@@ -164,18 +183,26 @@ def _create_round(tournament: Tournament, number: int) -> list[Match]:
         for slot in slots:
             seats = [
                 services.SeatSpec(
-                    version=e.version, builtin=e.builtin, tournament_entry=e,
+                    version=e.version,
+                    builtin=e.builtin,
+                    tournament_entry=e,
                     entry=_ladder_entry(tournament, e),
-                )  # fmt: skip
+                )
                 for e in seated(table, slot.rotation)
             ]
             created.append(
                 services.match_create(
-                    kind=Match.Kind.TOURNAMENT, seats=seats, rules=tournament.rules,
-                    hands=tournament.hands_per_table, seed=seeds[slot.game],
-                    ladder=tournament.ladder, tournament=tournament, round=number, table=index,
+                    kind=Match.Kind.TOURNAMENT,
+                    seats=seats,
+                    rules=tournament.rules,
+                    hands=tournament.hands_per_table,
+                    seed=seeds[slot.game],
+                    ladder=tournament.ladder,
+                    tournament=tournament,
+                    round=number,
+                    table=index,
                     rotation=slot.rotation,
-                )  # fmt: skip
+                )
             )
     return created
 
@@ -246,8 +273,9 @@ def _or_fail(step: Any, tournament_id: int, what: str) -> Any:
         return step(tournament_id=tournament_id)
     except Exception as exc:  # noqa: BLE001 — any error of one tournament's round ends it
         log.exception("tournament %s could not %s", tournament_id, what)
-        tournament_fail(tournament_id=tournament_id,
-                        reason=f"could not {what}: {type(exc).__name__}: {exc}")  # fmt: skip
+        tournament_fail(
+            tournament_id=tournament_id, reason=f"could not {what}: {type(exc).__name__}: {exc}"
+        )
         return None
 
 

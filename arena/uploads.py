@@ -50,9 +50,17 @@ CHECK_SECONDS = 10
 
 #: Errors a damaged or hostile archive raises on opening or reading a member.
 _ZIP_ERRORS = (
-    zipfile.BadZipFile, zipfile.LargeZipFile, NotImplementedError, RuntimeError, EOFError,
-    OSError, ValueError, zlib.error, lzma.LZMAError, struct.error,
-)  # fmt: skip
+    zipfile.BadZipFile,
+    zipfile.LargeZipFile,
+    NotImplementedError,
+    RuntimeError,
+    EOFError,
+    OSError,
+    ValueError,
+    zlib.error,
+    lzma.LZMAError,
+    struct.error,
+)
 
 #: Run by ``python -I -S``: the sources come as JSON on stdin; the first problem goes to
 #: stdout as JSON (nothing when all compile).
@@ -95,8 +103,14 @@ def read_upload(file: BinaryIO) -> bytes:
 
 def _decoded(name: str, data: bytes) -> str:
     if len(data) > MAX_SOURCE:
-        raise UploadError(_say("%(name)s is %(size)s bytes of Python; the limit is %(limit)s",
-                                name=name, size=len(data), limit=MAX_SOURCE))  # fmt: skip
+        raise UploadError(
+            _say(
+                "%(name)s is %(size)s bytes of Python; the limit is %(limit)s",
+                name=name,
+                size=len(data),
+                limit=MAX_SOURCE,
+            )
+        )
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError:
@@ -120,12 +134,17 @@ def check_sources(sources: list[tuple[str, str]]) -> None:
         return
     try:
         done = subprocess.run(
-            [sys.executable, "-I", "-S", "-c", _CHECKER], input=json.dumps(sources),
-            capture_output=True, text=True, timeout=CHECK_SECONDS * 2, env={},
-        )  # fmt: skip
+            [sys.executable, "-I", "-S", "-c", _CHECKER],
+            input=json.dumps(sources),
+            capture_output=True,
+            text=True,
+            timeout=CHECK_SECONDS * 2,
+            env={},
+        )
     except subprocess.TimeoutExpired:
-        raise UploadError(_say("the code took more than %(seconds)s s to check",
-                                seconds=CHECK_SECONDS * 2)) from None  # fmt: skip
+        raise UploadError(
+            _say("the code took more than %(seconds)s s to check", seconds=CHECK_SECONDS * 2)
+        ) from None
     if done.returncode != 0:  # killed at a limit (CPU, memory) before it could say why
         raise UploadError(_say("the code is too large or too deeply nested to check"))
     if not done.stdout.strip():
@@ -133,11 +152,22 @@ def check_sources(sources: list[tuple[str, str]]) -> None:
     problem = json.loads(done.stdout)
     name = problem["name"]
     if "nested" in problem:
-        raise UploadError(_say("%(name)s is nested too deeply to compile (%(why)s)", name=name,
-                                why=problem["nested"]))  # fmt: skip
+        raise UploadError(
+            _say(
+                "%(name)s is nested too deeply to compile (%(why)s)",
+                name=name,
+                why=problem["nested"],
+            )
+        )
     if problem.get("line"):
-        raise UploadError(_say("%(name)s: syntax error on line %(line)s: %(why)s", name=name,
-                                line=problem["line"], why=problem["msg"]))  # fmt: skip
+        raise UploadError(
+            _say(
+                "%(name)s: syntax error on line %(line)s: %(why)s",
+                name=name,
+                line=problem["line"],
+                why=problem["msg"],
+            )
+        )
     raise UploadError(f"{name}: {problem['msg']}")
 
 
@@ -146,40 +176,62 @@ def check_upload(filename: str, data: bytes) -> str:
     if not data:
         raise UploadError(_say("the file is empty"))
     if len(data) > MAX_UPLOAD:
-        raise UploadError(_say("the file is %(size)s bytes; the limit is %(limit)s", size=len(data),
-                                limit=MAX_UPLOAD))  # fmt: skip
+        raise UploadError(
+            _say(
+                "the file is %(size)s bytes; the limit is %(limit)s",
+                size=len(data),
+                limit=MAX_UPLOAD,
+            )
+        )
     lower = filename.lower()
     if lower.endswith(".py"):
         check_sources([(filename, _decoded(filename, data))])
         return "py"
     if not lower.endswith(".zip"):
-        raise UploadError(_say("upload a .py file or a .zip with bot.py at its root, not %(name)s",
-                                name=repr(filename)))  # fmt: skip
+        raise UploadError(
+            _say(
+                "upload a .py file or a .zip with bot.py at its root, not %(name)s",
+                name=repr(filename),
+            )
+        )
     try:
         archive = zipfile.ZipFile(io.BytesIO(data))
         entries = archive.infolist()
     except _ZIP_ERRORS:
         raise UploadError(_say("%(name)s is not a readable zip archive", name=filename)) from None
     if len(entries) > MAX_ENTRIES:
-        raise UploadError(_say("the zip holds %(count)s entries; the limit is %(limit)s",
-                                count=len(entries), limit=MAX_ENTRIES))  # fmt: skip
+        raise UploadError(
+            _say(
+                "the zip holds %(count)s entries; the limit is %(limit)s",
+                count=len(entries),
+                limit=MAX_ENTRIES,
+            )
+        )
     total = 0
     names = set()
     sources = []
     for entry in entries:
         path = PurePosixPath(entry.filename.replace("\\", "/"))
         if path.is_absolute() or ".." in path.parts or entry.filename.startswith("/"):
-            raise UploadError(_say("the zip entry %(name)s points outside the archive",
-                                    name=repr(entry.filename)))  # fmt: skip
+            raise UploadError(
+                _say("the zip entry %(name)s points outside the archive", name=repr(entry.filename))
+            )
         if stat.S_ISLNK(entry.external_attr >> 16):
-            raise UploadError(_say("the zip entry %(name)s is a link; links are refused",
-                                    name=repr(entry.filename)))  # fmt: skip
+            raise UploadError(
+                _say(
+                    "the zip entry %(name)s is a link; links are refused", name=repr(entry.filename)
+                )
+            )
         if len(entry.filename) > MAX_PATH or len(path.parts) > MAX_DEPTH:
-            raise UploadError(_say(
-                "the zip entry %(name)s… is too deep or too long a path; the limits are "
-                "%(depth)s folders and %(length)s characters",
-                name=repr(entry.filename[:40]), depth=MAX_DEPTH, length=MAX_PATH,
-            ))  # fmt: skip
+            raise UploadError(
+                _say(
+                    "the zip entry %(name)s… is too deep or too long a path; the limits are "
+                    "%(depth)s folders and %(length)s characters",
+                    name=repr(entry.filename[:40]),
+                    depth=MAX_DEPTH,
+                    length=MAX_PATH,
+                )
+            )
         if entry.filename in names:
             raise UploadError(_say("the zip holds %(name)s twice", name=repr(entry.filename)))
         remaining = MAX_UNCOMPRESSED - total
@@ -187,14 +239,18 @@ def check_upload(filename: str, data: bytes) -> str:
             with archive.open(entry) as handle:
                 content = handle.read(remaining + 1)  # never inflate past the cap
         except _ZIP_ERRORS as exc:
-            raise UploadError(_say(
-                "the zip entry %(name)s cannot be read (%(why)s)",
-                name=repr(entry.filename), why=type(exc).__name__,
-            )) from None  # fmt: skip
+            raise UploadError(
+                _say(
+                    "the zip entry %(name)s cannot be read (%(why)s)",
+                    name=repr(entry.filename),
+                    why=type(exc).__name__,
+                )
+            ) from None
         total += len(content)
         if total > MAX_UNCOMPRESSED:
-            raise UploadError(_say("the zip unpacks to more than %(limit)s bytes",
-                                   limit=MAX_UNCOMPRESSED))  # fmt: skip
+            raise UploadError(
+                _say("the zip unpacks to more than %(limit)s bytes", limit=MAX_UNCOMPRESSED)
+            )
         if entry.filename.endswith(".py"):
             sources.append((entry.filename, _decoded(entry.filename, content)))
         names.add(entry.filename)
@@ -220,8 +276,9 @@ class CappedUploadHandler(FileUploadHandler):
     rather than let Django stream gigabytes to a temporary file that the upload check would
     then refuse."""
 
-    def handle_raw_input(self, input_data: Any, META: Any, content_length: int,
-                         boundary: Any, encoding: Any = None) -> None:  # fmt: skip
+    def handle_raw_input(
+        self, input_data: Any, META: Any, content_length: int, boundary: Any, encoding: Any = None
+    ) -> None:
         if content_length > MAX_UPLOAD + MULTIPART_SLACK:
             raise UploadTooLarge(_too_large(content_length))
         self.received = 0
@@ -237,5 +294,7 @@ class CappedUploadHandler(FileUploadHandler):
 
 
 def _too_large(size: int, at_least: bool = False) -> str:
-    return (f"the upload is {'more than ' if at_least else ''}{size} bytes; the limit is "
-            f"{MAX_UPLOAD} bytes of code")  # fmt: skip
+    return (
+        f"the upload is {'more than ' if at_least else ''}{size} bytes; the limit is "
+        f"{MAX_UPLOAD} bytes of code"
+    )

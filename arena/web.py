@@ -75,20 +75,31 @@ def home(request: HttpRequest) -> HttpResponse:
         {"ladder": ladder, "top": selectors.ladder_rankings(ladder)[:10]}
         for ladder in selectors.ladders_active()
     ]
-    return render(request, "arena/home.html", {
-        "ladders": ladders, "tournaments": selectors.tournaments_upcoming(10),
-        "matches": selectors.recent_matches(10), "now": selectors.running_now(),
-    })  # fmt: skip
+    return render(
+        request,
+        "arena/home.html",
+        {
+            "ladders": ladders,
+            "tournaments": selectors.tournaments_upcoming(10),
+            "matches": selectors.recent_matches(10),
+            "now": selectors.running_now(),
+        },
+    )
 
 
 def docs_page(request: HttpRequest, name: str) -> HttpResponse:
     if name not in docs.GUIDES:
         raise Http404("no such guide")
     html = mark_safe(docs.render(name))  # rendered with raw HTML off: only Markdown's own tags
-    return render(request, "arena/docs.html", {
-        "title": docs.GUIDES[name][0], "html": html,
-        "guides": [(n, title) for n, (title, _) in docs.GUIDES.items()],
-    })  # fmt: skip
+    return render(
+        request,
+        "arena/docs.html",
+        {
+            "title": docs.GUIDES[name][0],
+            "html": html,
+            "guides": [(n, title) for n, (title, _) in docs.GUIDES.items()],
+        },
+    )
 
 
 @require_POST
@@ -102,8 +113,12 @@ def language_choose(request: HttpRequest) -> HttpResponse:
     safe = url_has_allowed_host_and_scheme(target, {request.get_host()}, request.is_secure())
     response = redirect(target if safe and target.startswith("/") else "home")
     if code:
-        response.set_cookie(settings.LANGUAGE_COOKIE_NAME, code,
-                            max_age=settings.LANGUAGE_COOKIE_AGE, samesite="Lax")  # fmt: skip
+        response.set_cookie(
+            settings.LANGUAGE_COOKIE_NAME,
+            code,
+            max_age=settings.LANGUAGE_COOKIE_AGE,
+            samesite="Lax",
+        )
     else:
         response.delete_cookie(settings.LANGUAGE_COOKIE_NAME)
     if request.user.is_authenticated:
@@ -133,10 +148,16 @@ def tournaments_index(request: HttpRequest) -> HttpResponse:
     if status not in Tournament.Status.values:
         status = ""
     page = _page(request, selectors.tournaments_index(status=status or None))
-    return render(request, "arena/tournaments.html", {
-        "page": page, "status": status, "statuses": Tournament.Status.choices,
-        "query": _query_without_page(request),
-    })  # fmt: skip
+    return render(
+        request,
+        "arena/tournaments.html",
+        {
+            "page": page,
+            "status": status,
+            "statuses": Tournament.Status.choices,
+            "query": _query_without_page(request),
+        },
+    )
 
 
 def bots_index(request: HttpRequest) -> HttpResponse:
@@ -144,10 +165,17 @@ def bots_index(request: HttpRequest) -> HttpResponse:
     ladder = selectors.ladder_named(services.DEFAULT_LADDER)
     page = _page(request, selectors.bots_index(search=search, ladder=ladder))
     builtins = [(name, _builtin_summary(name)) for name in sorted(BUILTIN)]
-    return render(request, "arena/bots.html", {
-        "page": page, "q": search, "ladder": ladder, "builtins": builtins,
-        "query": _query_without_page(request),
-    })  # fmt: skip
+    return render(
+        request,
+        "arena/bots.html",
+        {
+            "page": page,
+            "q": search,
+            "ladder": ladder,
+            "builtins": builtins,
+            "query": _query_without_page(request),
+        },
+    )
 
 
 def _int_or_none(text: str | None) -> int | None:
@@ -162,15 +190,25 @@ def matches_index(request: HttpRequest) -> HttpResponse:
     if opponent is None and opponent_text in BUILTIN:
         opponent = opponent_text
     query = selectors.matches(
-        bot=_int_or_none(get.get("bot")), opponent=opponent, kind=kind or None,
+        bot=_int_or_none(get.get("bot")),
+        opponent=opponent,
+        kind=kind or None,
         tournament=_int_or_none(get.get("tournament")),
-    )  # fmt: skip
-    return render(request, "arena/matches.html", {
-        "page": _page(request, query), "kind": kind, "kinds": Match.Kind.choices,
-        "bot": get.get("bot", ""), "opponent": opponent_text,
-        "tournament": get.get("tournament", ""), "query": _query_without_page(request),
-        "builtins": sorted(BUILTIN),
-    })  # fmt: skip
+    )
+    return render(
+        request,
+        "arena/matches.html",
+        {
+            "page": _page(request, query),
+            "kind": kind,
+            "kinds": Match.Kind.choices,
+            "bot": get.get("bot", ""),
+            "opponent": opponent_text,
+            "tournament": get.get("tournament", ""),
+            "query": _query_without_page(request),
+            "builtins": sorted(BUILTIN),
+        },
+    )
 
 
 def _builtin_summary(name: str) -> str:
@@ -182,11 +220,16 @@ def _builtin_summary(name: str) -> str:
 def builtin_page(request: HttpRequest, name: str) -> HttpResponse:
     if name not in BUILTIN:
         raise Http404("no such built-in bot")
-    return render(request, "arena/builtin.html", {
-        "name": name, "summary": _builtin_summary(name),
-        "ratings": _ratings(selectors.ladder_entries(builtin=name)),
-        "matches": selectors.recent_matches(20, builtin=name),
-    })  # fmt: skip
+    return render(
+        request,
+        "arena/builtin.html",
+        {
+            "name": name,
+            "summary": _builtin_summary(name),
+            "ratings": _ratings(selectors.ladder_entries(builtin=name)),
+            "matches": selectors.recent_matches(20, builtin=name),
+        },
+    )
 
 
 def ladder_page(request: HttpRequest, ladder_id: int) -> HttpResponse:
@@ -212,12 +255,16 @@ def bot_page(request: HttpRequest, bot_id: int) -> HttpResponse:
         series.setdefault(ladder_of[entry_id], []).append(Point(at, rating, low, high, count))
     chart = rating_history_svg(series, title=_("Rating history of %(name)s") % {"name": bot.name})
     context = {
-        "bot": bot, "versions": versions, "owner": owner, "matches": matches,
-        "logs": selectors.bot_logs(bot, matches, request.user), "ratings": _ratings(entries),
+        "bot": bot,
+        "versions": versions,
+        "owner": owner,
+        "matches": matches,
+        "logs": selectors.bot_logs(bot, matches, request.user),
+        "ratings": _ratings(entries),
         "chart": mark_safe(chart),  # built from numbers and escaped names
         "history": [(name, points[-10:][::-1]) for name, points in series.items()],
         "refresh": any(v.status in _WAITING for v in versions),
-    }  # fmt: skip
+    }
     return render(request, "arena/bot.html", context)
 
 
@@ -229,10 +276,15 @@ def match_page(request: HttpRequest, match_id: int) -> HttpResponse:
     if match.record is not None:
         frames = replay_frames(match.record)
         frames["faults"] = [seat.get("faults", []) for seat in match.record.get("seats", [])]
-    context = {"match": match, "seats": seats, "frames_json": json.dumps(frames) if frames else "",
-               "names_json": json.dumps(names), "logs": selectors.match_logs(seats, request.user),
-               "finished": match.status == Match.Status.FINISHED,
-               "refresh": match.status in (Match.Status.QUEUED, Match.Status.RUNNING)}  # fmt: skip
+    context = {
+        "match": match,
+        "seats": seats,
+        "frames_json": json.dumps(frames) if frames else "",
+        "names_json": json.dumps(names),
+        "logs": selectors.match_logs(seats, request.user),
+        "finished": match.status == Match.Status.FINISHED,
+        "refresh": match.status in (Match.Status.QUEUED, Match.Status.RUNNING),
+    }
     return render(request, "arena/match.html", context)
 
 
@@ -247,13 +299,15 @@ def tournament_page(request: HttpRequest, tournament_id: int) -> HttpResponse:
 
     crosstable = [{"row": r, "cells": [cell(r["entry"], c) for c in order]} for r in rows]
     context = {
-        "tournament": tournament, "rows": rows, "crosstable": crosstable,
+        "tournament": tournament,
+        "rows": rows,
+        "crosstable": crosstable,
         "matches": selectors.tournament_matches(tournament),
         "progress": selectors.tournament_progress(tournament),
         "field": selectors.tournament_field(tournament),
         "refresh": tournament.status in (Tournament.Status.RUNNING, Tournament.Status.SCHEDULED),
         "failed": tournament.status == Tournament.Status.FAILED,
-    }  # fmt: skip
+    }
     return render(request, "arena/tournament.html", context)
 
 
@@ -302,18 +356,33 @@ def _submit(serializer: Serializer, act: Callable[[dict[str, Any]], Any]) -> tup
         return None, found
 
 
-def _form(request: HttpRequest, *, title: str, intro: str, fields: list[FormField],
-          errors: dict[str, list[str]], submit: str, status: int = 200,
-          extra: dict[str, Any] | None = None) -> HttpResponse:  # fmt: skip
+def _form(
+    request: HttpRequest,
+    *,
+    title: str,
+    intro: str,
+    fields: list[FormField],
+    errors: dict[str, list[str]],
+    submit: str,
+    status: int = 200,
+    extra: dict[str, Any] | None = None,
+) -> HttpResponse:
     names = {f.name for f in fields}
     for f in fields:
         f.errors = errors.get(f.name, [])
     general = [m for name, ms in errors.items() if name not in names for m in ms]
-    context = {"title": title, "intro": intro, "fields": fields, "general": general,
-               "submit": submit, "multipart": any(f.kind == "file" for f in fields),
-               **(extra or {})}  # fmt: skip
-    return render(request, "arena/form.html", context,
-                  status=400 if errors and status == 200 else status)  # fmt: skip
+    context = {
+        "title": title,
+        "intro": intro,
+        "fields": fields,
+        "general": general,
+        "submit": submit,
+        "multipart": any(f.kind == "file" for f in fields),
+        **(extra or {}),
+    }
+    return render(
+        request, "arena/form.html", context, status=400 if errors and status == 200 else status
+    )
 
 
 @dataclass(frozen=True)
@@ -336,12 +405,21 @@ def _throttled(request: HttpRequest, scope: str) -> dict[str, list[str]]:
 
 def signup(request: HttpRequest) -> HttpResponse:
     fields = [
-        FormField("username", _("Username"), value=request.POST.get("username", ""),
-                  help=_("3 to 32 letters, digits, dots, dashes or underscores"),
-                  autocomplete="username"),
-        FormField("password", _("Password"), kind="password", help=_("at least 10 characters"),
-                  autocomplete="new-password"),
-    ]  # fmt: skip
+        FormField(
+            "username",
+            _("Username"),
+            value=request.POST.get("username", ""),
+            help=_("3 to 32 letters, digits, dots, dashes or underscores"),
+            autocomplete="username",
+        ),
+        FormField(
+            "password",
+            _("Password"),
+            kind="password",
+            help=_("at least 10 characters"),
+            autocomplete="new-password",
+        ),
+    ]
     errors: dict[str, list[str]] = {}
     status = 200
     if request.method == "POST":
@@ -355,20 +433,31 @@ def signup(request: HttpRequest) -> HttpResponse:
             )
         if user is not None:
             login(request, user, backend="django.contrib.auth.backends.ModelBackend")
-            messages.success(request, _("Welcome, %(name)s. Your account is ready.")
-                             % {"name": user.username})  # fmt: skip
+            messages.success(
+                request, _("Welcome, %(name)s. Your account is ready.") % {"name": user.username}
+            )
             return redirect("account")
-    return _form(request, title=_("Sign up"), intro=_("An account lets you upload bots and ask "
-                 "for challenges."), fields=fields, errors=errors, submit=_("Sign up"),
-                 status=status)  # fmt: skip
+    return _form(
+        request,
+        title=_("Sign up"),
+        intro=_("An account lets you upload bots and ask for challenges."),
+        fields=fields,
+        errors=errors,
+        submit=_("Sign up"),
+        status=status,
+    )
 
 
 def login_page(request: HttpRequest) -> HttpResponse:
     fields = [
-        FormField("username", _("Username"), value=request.POST.get("username", ""),
-                  autocomplete="username"),
+        FormField(
+            "username",
+            _("Username"),
+            value=request.POST.get("username", ""),
+            autocomplete="username",
+        ),
         FormField("password", _("Password"), kind="password", autocomplete="current-password"),
-    ]  # fmt: skip
+    ]
     errors: dict[str, list[str]] = {}
     status = 200
     if request.method == "POST":
@@ -394,8 +483,16 @@ def login_page(request: HttpRequest) -> HttpResponse:
                 target, allowed_hosts={request.get_host()}, require_https=request.is_secure()
             )
             return redirect(target if safe else "account")
-    return _form(request, title=_("Log in"), intro="", fields=fields, errors=errors,
-                 submit=_("Log in"), status=status, extra={"show_signup": True})  # fmt: skip
+    return _form(
+        request,
+        title=_("Log in"),
+        intro="",
+        fields=fields,
+        errors=errors,
+        submit=_("Log in"),
+        status=status,
+        extra={"show_signup": True},
+    )
 
 
 @require_POST
@@ -423,32 +520,53 @@ def account(request: HttpRequest) -> HttpResponse:
 @login_required
 def bot_new(request: HttpRequest) -> HttpResponse:
     fields = [
-        FormField("name", _("Bot name"), value=request.POST.get("name", ""),
-                  help=_("2 to 64 letters, digits, dots, dashes or underscores")),
-        FormField("description", _("Description"), kind="textarea", required=False,
-                  value=request.POST.get("description", "")),
-        FormField("join_ladders", _("Ladders it enters when its first version is active"),
-                  kind="checkboxes", required=False,
-                  value=(request.POST.getlist("join_ladders") if request.method == "POST"
-                         else [services.DEFAULT_LADDER]),
-                  options=[(name, name) for name in selectors.ladder_names_active()],
-                  help=_("Rankings come from ladder matches; leave all unticked to enter none.")),
-    ]  # fmt: skip
+        FormField(
+            "name",
+            _("Bot name"),
+            value=request.POST.get("name", ""),
+            help=_("2 to 64 letters, digits, dots, dashes or underscores"),
+        ),
+        FormField(
+            "description",
+            _("Description"),
+            kind="textarea",
+            required=False,
+            value=request.POST.get("description", ""),
+        ),
+        FormField(
+            "join_ladders",
+            _("Ladders it enters when its first version is active"),
+            kind="checkboxes",
+            required=False,
+            value=(
+                request.POST.getlist("join_ladders")
+                if request.method == "POST"
+                else [services.DEFAULT_LADDER]
+            ),
+            options=[(name, name) for name in selectors.ladder_names_active()],
+            help=_("Rankings come from ladder matches; leave all unticked to enter none."),
+        ),
+    ]
     errors: dict[str, list[str]] = {}
     if request.method == "POST":
         bot, errors = _submit(
             BotSerializer(data=request.POST),
             # (the form always shows the ladders: none ticked means none)
-            lambda data: services.bot_create(
-                owner=request.user, **{"join_ladders": [], **data}
-            ),
+            lambda data: services.bot_create(owner=request.user, **{"join_ladders": [], **data}),
         )
         if bot is not None:
-            messages.success(request, _("Bot %(name)s created: upload its first version.")
-                             % {"name": bot.name})  # fmt: skip
+            messages.success(
+                request, _("Bot %(name)s created: upload its first version.") % {"name": bot.name}
+            )
             return redirect("version_upload", bot_id=bot.pk)
-    return _form(request, title=_("New bot"), intro=_("Name your bot; its code comes next."),
-                 fields=fields, errors=errors, submit=_("Create the bot"))  # fmt: skip
+    return _form(
+        request,
+        title=_("New bot"),
+        intro=_("Name your bot; its code comes next."),
+        fields=fields,
+        errors=errors,
+        submit=_("Create the bot"),
+    )
 
 
 @login_required
@@ -457,11 +575,17 @@ def version_upload(request: HttpRequest, bot_id: int) -> HttpResponse:
     if bot.owner_id != request.user.pk:
         raise PermissionDenied("only the bot's owner uploads versions")
     fields = [
-        FormField("file", _("Bot code"), kind="file",
-                  help=_("a .py file (any name), or a .zip with bot.py at its top and any "
-                         "modules or data beside it (at most 1 MiB); it is played in a short "
-                         "validation match before it goes live")),
-    ]  # fmt: skip
+        FormField(
+            "file",
+            _("Bot code"),
+            kind="file",
+            help=_(
+                "a .py file (any name), or a .zip with bot.py at its top and any "
+                "modules or data beside it (at most 1 MiB); it is played in a short "
+                "validation match before it goes live"
+            ),
+        ),
+    ]
     errors: dict[str, list[str]] = {}
     if request.method == "POST":
 
@@ -476,12 +600,24 @@ def version_upload(request: HttpRequest, bot_id: int) -> HttpResponse:
             VersionUploadSerializer(data={"file": request.FILES.get("file")}), upload
         )
         if version is not None:
-            messages.success(request, _("Version %(number)s uploaded: it is being validated "
-                                        "(its log appears below when done).")
-                             % {"number": version.number})  # fmt: skip
+            messages.success(
+                request,
+                _(
+                    "Version %(number)s uploaded: it is being validated "
+                    "(its log appears below when done)."
+                )
+                % {"number": version.number},
+            )
             return redirect("bot", bot_id=bot.pk)
-    return _form(request, title=_("Upload a version of %(name)s") % {"name": bot.name}, intro="",
-                 fields=fields, errors=errors, submit=_("Upload"), extra={"back": bot})  # fmt: skip
+    return _form(
+        request,
+        title=_("Upload a version of %(name)s") % {"name": bot.name},
+        intro="",
+        fields=fields,
+        errors=errors,
+        submit=_("Upload"),
+        extra={"back": bot},
+    )
 
 
 @login_required
@@ -492,18 +628,32 @@ def challenge_new(request: HttpRequest) -> HttpResponse:
         count = 4
     presets = [(name, name.replace("_", " ")) for name in PRESETS]
     fields = [
-        FormField(f"seat{i}", _("Seat %(number)s") % {"number": i},
-                  value=request.POST.get(f"seat{i}", ""),
-                  suggestions="bot-names", required=True,  # (the table has `count` seats)
-                  help=_("a bot's name or id, or a built-in") if i == 1 else "")
+        FormField(
+            f"seat{i}",
+            _("Seat %(number)s") % {"number": i},
+            value=request.POST.get(f"seat{i}", ""),
+            suggestions="bot-names",
+            required=True,  # (the table has `count` seats)
+            help=_("a bot's name or id, or a built-in") if i == 1 else "",
+        )
         for i in range(1, count + 1)
     ] + [
-        FormField("rules", _("Rules"), kind="select", options=presets,
-                  value=request.POST.get("rules", "standard")),
-        FormField("hands", _("Hands"), kind="number", required=False,
-                  value=request.POST.get("hands", ""),
-                  help=_("1 to 50; empty plays a whole game")),
-    ]  # fmt: skip
+        FormField(
+            "rules",
+            _("Rules"),
+            kind="select",
+            options=presets,
+            value=request.POST.get("rules", "standard"),
+        ),
+        FormField(
+            "hands",
+            _("Hands"),
+            kind="number",
+            required=False,
+            value=request.POST.get("hands", ""),
+            help=_("1 to 50; empty plays a whole game"),
+        ),
+    ]
     errors: dict[str, Any] = {}
     if request.method == "POST":
         errors = _throttled(request, "challenges")
@@ -520,19 +670,34 @@ def challenge_new(request: HttpRequest) -> HttpResponse:
             match, errors = _submit(
                 ChallengeSerializer(data=data),
                 lambda v: services.challenge_create(
-                    user=request.user, seats=v["seats"], rules=v["rules"], hands=v.get("hands"),
+                    user=request.user,
+                    seats=v["seats"],
+                    rules=v["rules"],
+                    hands=v.get("hands"),
                 ),
-            )  # fmt: skip
+            )
             if match is not None:
-                messages.success(request, _("Challenge queued as match %(number)s.")
-                                 % {"number": match.pk})  # fmt: skip
+                messages.success(
+                    request, _("Challenge queued as match %(number)s.") % {"number": match.pk}
+                )
                 return redirect("match", match_id=match.pk)
     names = selectors.bot_names_playing(200)
-    return _form(request, title=_("New challenge"), intro=_("Seat bots at one table; the match "
-                 "is played on a worker and its replay appears on the match page."),
-                 fields=fields, errors=errors, submit=_("Queue the challenge"),
-                 extra={"datalist": sorted(BUILTIN) + names, "seat_counts": range(3, 12),
-                        "seat_count": count})  # fmt: skip
+    return _form(
+        request,
+        title=_("New challenge"),
+        intro=_(
+            "Seat bots at one table; the match "
+            "is played on a worker and its replay appears on the match page."
+        ),
+        fields=fields,
+        errors=errors,
+        submit=_("Queue the challenge"),
+        extra={
+            "datalist": sorted(BUILTIN) + names,
+            "seat_counts": range(3, 12),
+            "seat_count": count,
+        },
+    )
 
 
 def _seat_value(text: str) -> Any:

@@ -32,8 +32,9 @@ def rate(count: int, timeout: float = 1800) -> dict[str, float | int]:
     for i, example in enumerate(EXAMPLES):
         bot = services.bot_create(owner=user, name=f"{example}-{i}-{uuid.uuid4().hex[:4]}")
         with open(f"{examples}/{example}.py", "rb") as source:
-            version = services.version_upload(bot=bot, user=user, filename=f"{example}.py",
-                                              data=source.read())  # fmt: skip
+            version = services.version_upload(
+                bot=bot, user=user, filename=f"{example}.py", data=source.read()
+            )
         versions.append(version.pk)
     # the platform validates uploads on its runners: wait until they are active
     deadline = time.monotonic() + timeout
@@ -54,8 +55,12 @@ def rate(count: int, timeout: float = 1800) -> dict[str, float | int]:
         time.sleep(0.2)
     elapsed = time.perf_counter() - started
     failed = Match.objects.filter(pk__in=ids, status=Match.Status.FAILED).count()
-    return {"matches": count, "seconds": round(elapsed, 2),
-            "per_minute": round(count / elapsed * 60, 2), "failed": failed}  # fmt: skip
+    return {
+        "matches": count,
+        "seconds": round(elapsed, 2),
+        "per_minute": round(count / elapsed * 60, 2),
+        "failed": failed,
+    }
 
 
 if __name__ == "__main__":

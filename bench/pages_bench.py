@@ -77,23 +77,38 @@ def _seed_fixed() -> dict[str, Any]:
     for i in range(BOTS):
         user = services.user_create(username=f"author{i}", password="a long passphrase")
         bot = services.bot_create(owner=user, name=f"bot-{i}", description="benchmark bot")
-        versions.append(BotVersion.objects.create(bot=bot, number=1, filename="bot.py", code=code,
-                                                  sha256="0" * 64,
-                                                  status=BotVersion.Status.ACTIVE))  # fmt: skip
+        versions.append(
+            BotVersion.objects.create(
+                bot=bot,
+                number=1,
+                filename="bot.py",
+                code=code,
+                sha256="0" * 64,
+                status=BotVersion.Status.ACTIVE,
+            )
+        )
         LadderEntry.objects.create(ladder=ladder, bot=bot)
         bots.append(bot)
     tournament = tournaments.tournament_create(
-        name="bench cup", format="round_robin", bots=["random", "low", "heuristic", "montecarlo"],
-        table_size=3, hands_per_table=1,
-    )  # fmt: skip
+        name="bench cup",
+        format="round_robin",
+        bots=["random", "low", "heuristic", "montecarlo"],
+        table_size=3,
+        hands_per_table=1,
+    )
     tournaments.tournament_start(tournament_id=tournament.pk)
     while tournament.status != Tournament.Status.FINISHED:
         for match in tournament.matches.filter(status=Match.Status.QUEUED):
             services.match_run(match_id=match.pk)
         tournament = tournaments.tournament_advance(tournament_id=tournament.pk)
-    return {"ladder": ladder, "bots": bots, "versions": versions, "tournament": tournament,
-            "entries": list(LadderEntry.objects.filter(ladder=ladder).order_by("pk")),
-            "records": _records(40)}  # fmt: skip
+    return {
+        "ladder": ladder,
+        "bots": bots,
+        "versions": versions,
+        "tournament": tournament,
+        "entries": list(LadderEntry.objects.filter(ladder=ladder).order_by("pk")),
+        "records": _records(40),
+    }
 
 
 def _records(count: int) -> list[tuple[dict[str, Any], list[tuple[int, ...]]]]:
@@ -120,23 +135,36 @@ def _seed_matches(world: dict[str, Any], target: int) -> None:
     have = Match.objects.filter(ladder=ladder).count()
     for start in range(have, target, 500):
         batch = Match.objects.bulk_create(
-            Match(kind=Match.Kind.LADDER, status=Match.Status.FINISHED, ladder=ladder, seed=i,
-                  rules="standard", record=world["records"][i % len(world["records"])][0],
-                  finished_at=timezone.now())
+            Match(
+                kind=Match.Kind.LADDER,
+                status=Match.Status.FINISHED,
+                ladder=ladder,
+                seed=i,
+                rules="standard",
+                record=world["records"][i % len(world["records"])][0],
+                finished_at=timezone.now(),
+            )
             for i in range(start, min(start + 500, target))
-        )  # fmt: skip
+        )
         seats = []
         for match in batch:
             table = rng.sample(entries, 4)
             totals = world["records"][match.seed % len(world["records"])][1]
             for seat, entry in enumerate(table):
                 score = sum(scores[seat] for scores in totals)
-                seats.append(MatchSeat(
-                    match=match, seat=seat, entry=entry, builtin=entry.builtin,
-                    version=versions.get(entry.bot_id), score=score, rank=seat,
-                    hand_scores=[scores[seat] for scores in totals],
-                    stderr="" if entry.builtin else "thinking…\n" * 50,
-                ))  # fmt: skip
+                seats.append(
+                    MatchSeat(
+                        match=match,
+                        seat=seat,
+                        entry=entry,
+                        builtin=entry.builtin,
+                        version=versions.get(entry.bot_id),
+                        score=score,
+                        rank=seat,
+                        hand_scores=[scores[seat] for scores in totals],
+                        stderr="" if entry.builtin else "thinking…\n" * 50,
+                    )
+                )
         MatchSeat.objects.bulk_create(seats)
     services.ratings_recompute(ladder=ladder)
     _analyze()
@@ -144,10 +172,16 @@ def _seed_matches(world: dict[str, Any], target: int) -> None:
     missing = HISTORY_POINTS - RatingPoint.objects.filter(entry=entry).count()
     now = timezone.now()
     RatingPoint.objects.bulk_create(
-        RatingPoint(entry=entry, rating=1500 + 100 * random.Random(i).random(), low=1400,
-                    high=1700, matches=i, at=now - timezone.timedelta(minutes=missing - i))
+        RatingPoint(
+            entry=entry,
+            rating=1500 + 100 * random.Random(i).random(),
+            low=1400,
+            high=1700,
+            matches=i,
+            at=now - timezone.timedelta(minutes=missing - i),
+        )
         for i in range(max(missing, 0))
-    )  # fmt: skip
+    )
     _analyze()
 
 
@@ -167,12 +201,19 @@ def _pages(world: dict[str, Any]) -> dict[str, str]:
     latest = Match.objects.filter(ladder=world["ladder"]).order_by("-pk").first()
     bot = world["bots"][0]
     return {
-        "home": "/", "ladder": f"/ladders/{world['ladder'].pk}/", "bot": f"/bots/{bot.pk}/",
-        "bot (owner)": f"/bots/{bot.pk}/#owner", "match": f"/matches/{latest.pk}/",  # type: ignore[union-attr]
-        "tournament": f"/tournaments/{world['tournament'].pk}/", "sign up": "/signup/",
-        "log in": "/login/", "account": "/account/#owner", "new bot": "/bots/new/#owner",
-        "upload": f"/bots/{bot.pk}/upload/#owner", "challenge": "/challenges/new/#owner",
-    }  # fmt: skip
+        "home": "/",
+        "ladder": f"/ladders/{world['ladder'].pk}/",
+        "bot": f"/bots/{bot.pk}/",
+        "bot (owner)": f"/bots/{bot.pk}/#owner",
+        "match": f"/matches/{latest.pk}/",  # type: ignore[union-attr]
+        "tournament": f"/tournaments/{world['tournament'].pk}/",
+        "sign up": "/signup/",
+        "log in": "/login/",
+        "account": "/account/#owner",
+        "new bot": "/bots/new/#owner",
+        "upload": f"/bots/{bot.pk}/upload/#owner",
+        "challenge": "/challenges/new/#owner",
+    }
 
 
 def _client(world: dict[str, Any], path: str) -> Any:

@@ -77,10 +77,21 @@ def _throughput(versions: list, count: int, processes: int) -> float:
     runner_env = {k: v for k, v in env.items() if k not in FORBIDDEN}
     tag = uuid.uuid4().hex[:4]
     # a platform worker (claims, stores, rates) and a runner (plays), as in `make demo`
-    with celery_worker(env=env, hostname=f"bench-{processes}-{tag}@bench",
-                       queues=["celery"], concurrency=processes), \
-         celery_worker(env=runner_env, hostname=f"bench-runner-{processes}-{tag}@bench",
-                       queues=["runner"], concurrency=processes, app="hearts_runner"):  # fmt: skip
+    with (
+        celery_worker(
+            env=env,
+            hostname=f"bench-{processes}-{tag}@bench",
+            queues=["celery"],
+            concurrency=processes,
+        ),
+        celery_worker(
+            env=runner_env,
+            hostname=f"bench-runner-{processes}-{tag}@bench",
+            queues=["runner"],
+            concurrency=processes,
+            app="hearts_runner",
+        ),
+    ):
         started = time.perf_counter()
         ids = [
             services.match_create(

@@ -55,9 +55,17 @@ print(json.dumps(times))
 """
 
 RUNNER_FLAGS = [
-    "--user", "0", "--cap-add", "SYS_ADMIN", "--cap-add", "NET_ADMIN",
-    "--security-opt", f"seccomp={ROOT / 'deploy' / 'runner-seccomp.json'}", "--network", "none",
-]  # fmt: skip
+    "--user",
+    "0",
+    "--cap-add",
+    "SYS_ADMIN",
+    "--cap-add",
+    "NET_ADMIN",
+    "--security-opt",
+    f"seccomp={ROOT / 'deploy' / 'runner-seccomp.json'}",
+    "--network",
+    "none",
+]
 
 
 def _ms(times: list[float]) -> str:
@@ -69,8 +77,9 @@ def _ms(times: list[float]) -> str:
 
 
 def _run(*argv: str, timeout: float = 1800, **options: object) -> subprocess.CompletedProcess[str]:
-    done = subprocess.run(list(argv), capture_output=True, text=True, timeout=timeout, cwd=ROOT,
-                          **options)  # type: ignore[call-overload]  # fmt: skip
+    done = subprocess.run(
+        list(argv), capture_output=True, text=True, timeout=timeout, cwd=ROOT, **options
+    )  # type: ignore[call-overload]
     if done.returncode != 0:
         raise RuntimeError(f"{' '.join(argv[:4])}…: {done.stderr.strip()[-400:]}")
     return done
@@ -122,8 +131,18 @@ def startups(count: int, engine: str) -> None:
     if engine:
         print(f"  (the rest skipped: {engine})")
         return
-    done = _run("docker", "run", "-i", "--rm", *RUNNER_FLAGS, "bidel:latest", "python", "-",
-                str(count), input=IN_RUNNER)  # fmt: skip
+    done = _run(
+        "docker",
+        "run",
+        "-i",
+        "--rm",
+        *RUNNER_FLAGS,
+        "bidel:latest",
+        "python",
+        "-",
+        str(count),
+        input=IN_RUNNER,
+    )
     inside = json.loads(done.stdout.strip().splitlines()[-1])
     print(f"  bubblewrap in the runner         {_ms(inside)}")
     from bots_sdk import containers
@@ -152,10 +171,18 @@ def demo_rate(count: int) -> dict[str, float]:
     runner_env = {k: v for k, v in env.items() if k not in FORBIDDEN}
     runner_env["BIDEL_VAR_DIR"] = str(folder)
     tag = uuid.uuid4().hex[:4]
-    with celery_worker(env=env, hostname=f"bench-worker-{tag}@bench", queues=["celery"],
-                       concurrency=2), \
-         celery_worker(env=runner_env, hostname=f"bench-runner-{tag}@bench", queues=["runner"],
-                       concurrency=2, app="hearts_runner"):  # fmt: skip
+    with (
+        celery_worker(
+            env=env, hostname=f"bench-worker-{tag}@bench", queues=["celery"], concurrency=2
+        ),
+        celery_worker(
+            env=runner_env,
+            hostname=f"bench-runner-{tag}@bench",
+            queues=["runner"],
+            concurrency=2,
+            app="hearts_runner",
+        ),
+    ):
         return rate(count)
 
 
@@ -177,12 +204,26 @@ def compose_rates(count: int) -> dict[int, dict[str, float]]:
         for runners in (1, 2):
             _run(*compose, "up", "-d", "--no-build", "--scale", f"runner={runners}", env=env)
             _wait_healthy(port, runners)
-            done = _run(*compose, "exec", "-T", "worker", "python", "-", str(count), env=env,
-                        input=(ROOT / "bench" / "ladder_rate.py").read_text())  # fmt: skip
+            done = _run(
+                *compose,
+                "exec",
+                "-T",
+                "worker",
+                "python",
+                "-",
+                str(count),
+                env=env,
+                input=(ROOT / "bench" / "ladder_rate.py").read_text(),
+            )
             rates[runners] = json.loads(done.stdout.strip().splitlines()[-1])
     finally:
-        subprocess.run([*compose, "down", "-v", "--remove-orphans"], capture_output=True,
-                       cwd=ROOT, env=env, timeout=600)  # fmt: skip
+        subprocess.run(
+            [*compose, "down", "-v", "--remove-orphans"],
+            capture_output=True,
+            cwd=ROOT,
+            env=env,
+            timeout=600,
+        )
     return rates
 
 
@@ -212,23 +253,31 @@ def main() -> None:
         print("building bidel:latest …", flush=True)
         _run("docker", "build", "--network", "host", "-t", "bidel:latest", ".")
     startups(args.startups, engine)
-    print(f"\nMatches per minute ({args.matches} challenge matches, games to 100, four uploaded "
-          "bots):")  # fmt: skip
+    print(
+        f"\nMatches per minute ({args.matches} challenge matches, games to 100, four uploaded "
+        "bots):"
+    )
     demo = demo_rate(args.matches)
-    print(f"  make demo (SQLite, embedded broker, 1 runner)   {demo['per_minute']:7.1f}/min"
-          f"   ({demo['seconds']} s, {demo['failed']} failed)")  # fmt: skip
+    print(
+        f"  make demo (SQLite, embedded broker, 1 runner)   {demo['per_minute']:7.1f}/min"
+        f"   ({demo['seconds']} s, {demo['failed']} failed)"
+    )
     if engine or args.no_compose:
         print(f"  compose: skipped ({engine or '--no-compose'})")
         return
     rates = compose_rates(args.matches)
     for runners, found in rates.items():
         label = f"compose, {runners} runner{'s' if runners > 1 else ' '} (PostgreSQL, Redis)"
-        print(f"  {label:<46}  {found['per_minute']:7.1f}/min   ({found['seconds']} s, "
-              f"{found['failed']} failed)")  # fmt: skip
+        print(
+            f"  {label:<46}  {found['per_minute']:7.1f}/min   ({found['seconds']} s, "
+            f"{found['failed']} failed)"
+        )
     scaling = rates[2]["per_minute"] / rates[1]["per_minute"]
     versus = rates[1]["per_minute"] / demo["per_minute"]
-    print(f"  compose scaling 1 -> 2 runners: {scaling:.2f}x; compose (1 runner) / make demo: "
-          f"{versus:.2f}x")  # fmt: skip
+    print(
+        f"  compose scaling 1 -> 2 runners: {scaling:.2f}x; compose (1 runner) / make demo: "
+        f"{versus:.2f}x"
+    )
 
 
 if __name__ == "__main__":

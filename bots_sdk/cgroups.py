@@ -155,8 +155,11 @@ def mount_private_hierarchies() -> list[str]:
         target.mkdir(parents=True, exist_ok=True)
         if os.path.ismount(target):
             continue
-        done = subprocess.run(["mount", "-t", "cgroup", "-o", name, f"bidel-{name}", str(target)],
-                              capture_output=True, text=True)  # fmt: skip
+        done = subprocess.run(
+            ["mount", "-t", "cgroup", "-o", name, f"bidel-{name}", str(target)],
+            capture_output=True,
+            text=True,
+        )
         if done.returncode == 0:
             mounted.append(name)
     support.cache_clear()
@@ -248,8 +251,11 @@ class SeatGroup:
 
     def oom_killed(self) -> bool:
         """Whether the kernel killed a process of the seat for want of memory."""
-        name, key = ("memory.oom_control", "oom_kill") if self.version == 1 else (
-            "memory.events", "oom_kill")  # fmt: skip
+        name, key = (
+            ("memory.oom_control", "oom_kill")
+            if self.version == 1
+            else ("memory.events", "oom_kill")
+        )
         try:
             for line in self._file("memory", name).read_text().splitlines():
                 parts = line.split()

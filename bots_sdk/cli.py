@@ -118,8 +118,16 @@ def _as_given(text: str, bot: str) -> str:
 
 def _one_game(args: tuple[Any, ...]) -> GameResult:
     rules, seed, bots, rotation, hands, time_control, unsafe, sandbox = args
-    return play_game(rules, seed, bots, rotation=rotation, hands=hands,
-                     time_control=time_control, unsafe=unsafe, sandbox=sandbox)  # fmt: skip
+    return play_game(
+        rules,
+        seed,
+        bots,
+        rotation=rotation,
+        hands=hands,
+        time_control=time_control,
+        unsafe=unsafe,
+        sandbox=sandbox,
+    )
 
 
 def _say_sandbox(backend: str | None) -> None:
@@ -156,16 +164,27 @@ def _play(args: argparse.Namespace) -> int:
                 print(f"bots_sdk: {problem}", file=sys.stderr)
                 return 2
     except SandboxUnavailable as exc:
-        print(f"bots_sdk: cannot sandbox bots here: {exc}. "
-              "For your own bot only, add --unsafe-no-sandbox.", file=sys.stderr)  # fmt: skip
+        print(
+            f"bots_sdk: cannot sandbox bots here: {exc}. "
+            "For your own bot only, add --unsafe-no-sandbox.",
+            file=sys.stderr,
+        )
         return 2
     time_control = None if args.no_clock else TimeControl(args.move_time, args.time_bank)
     participants = [Participant.parse(bot) for bot in args.bots]
     jobs = [
-        (rules, args.seed + slot.game, participants, slot.rotation, args.hands, time_control,
-         args.unsafe_no_sandbox, args.sandbox)
+        (
+            rules,
+            args.seed + slot.game,
+            participants,
+            slot.rotation,
+            args.hands,
+            time_control,
+            args.unsafe_no_sandbox,
+            args.sandbox,
+        )
         for slot in match_games(rules.players, args.games or 1, args.duplicate)
-    ]  # fmt: skip
+    ]
     if not args.unsafe_no_sandbox:
         _say_sandbox(args.sandbox)
     results: list[GameResult] = []
@@ -186,8 +205,9 @@ def _play(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
-    match = MatchResult(rules=rules, seed=args.seed, bots=list(args.bots), games=results,
-                        duplicate=args.duplicate)  # fmt: skip
+    match = MatchResult(
+        rules=rules, seed=args.seed, bots=list(args.bots), games=results, duplicate=args.duplicate
+    )
     summary = summarize(match)
     if args.record:
         Path(args.record).write_text(json.dumps(match.to_dict()))
@@ -211,8 +231,11 @@ def _report_faults(bots: list[str], results: list[GameResult]) -> bool:
         faulted = True
         first = faults[0]
         where = f"hand {int(first['hand']) + 1}, {first['decision']}"
-        print(f"bots_sdk: {bot}: {len(faults)} fault(s); the first, {first['class']} ({where}): "
-              f"{first['detail']}", file=sys.stderr)  # fmt: skip
+        print(
+            f"bots_sdk: {bot}: {len(faults)} fault(s); the first, {first['class']} ({where}): "
+            f"{first['detail']}",
+            file=sys.stderr,
+        )
         for seat in seats:
             frames = [_as_given(line, bot) for line in _own_frames(seat.stderr)]
             if frames:
@@ -222,8 +245,10 @@ def _report_faults(bots: list[str], results: list[GameResult]) -> bool:
 
 
 def _table(summary: dict[str, Any]) -> None:
-    print(f"{'bot':24} {'games':>5} {'hands':>6} {'pts/hand':>9} {'95% CI':>17} {'win%':>6} "
-          f"{'moons':>5} {'faults':>22} {'ms mean':>8} {'ms p99':>8}")  # fmt: skip
+    print(
+        f"{'bot':24} {'games':>5} {'hands':>6} {'pts/hand':>9} {'95% CI':>17} {'win%':>6} "
+        f"{'moons':>5} {'faults':>22} {'ms mean':>8} {'ms p99':>8}"
+    )
     for bot in summary["bots"]:
         faults = ",".join(f"{k}:{v}" for k, v in bot["faults"].items() if v) or "-"
         low, high = bot["ci95"]
@@ -235,8 +260,10 @@ def _table(summary: dict[str, Any]) -> None:
         )
     for pair in summary["comparisons"]:
         low, high = pair["ci95"]
-        print(f"{pair['a']} - {pair['b']}: {pair['mean_difference']:+.2f} points/hand "
-              f"[{low:+.2f}, {high:+.2f}] over {pair['deals']} deals")  # fmt: skip
+        print(
+            f"{pair['a']} - {pair['b']}: {pair['mean_difference']:+.2f} points/hand "
+            f"[{low:+.2f}, {high:+.2f}] over {pair['deals']} deals"
+        )
 
 
 def _replay(args: argparse.Namespace) -> int:
@@ -331,13 +358,15 @@ def _verify(args: argparse.Namespace) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="bidel", description="The Bidel bot SDK: write, play and check Hearts bots.",
+        prog="bidel",
+        description="The Bidel bot SDK: write, play and check Hearts bots.",
         epilog=f"Built-in bots, usable by name wherever a bot is asked: {', '.join(BUILTIN)}.",
-    )  # fmt: skip
+    )
     parser.add_argument(
-        "--version", action="version",
+        "--version",
+        action="version",
         version=f"bidel SDK {bots_sdk.__version__} (engine {engine.__version__})",
-    )  # fmt: skip
+    )
     commands = parser.add_subparsers(dest="command", required=True)
     play = commands.add_parser("play", help="play a match between bots (built-in names or files)")
     play.add_argument("bots", nargs="+", metavar="BOT")
@@ -358,14 +387,21 @@ def main(argv: list[str] | None = None) -> int:
     play.add_argument(
         "--sandbox", choices=list(BACKENDS), help="default: $BIDEL_SANDBOX or bubblewrap"
     )
-    play.add_argument("--allow-faults", action="store_true",
-                      help="exit 0 even when a bot file faulted (default: exit 1)")  # fmt: skip
-    play.add_argument("--unsafe-no-sandbox", action="store_true",
-                      help="run bot files without the sandbox: only for your own bot")  # fmt: skip
+    play.add_argument(
+        "--allow-faults",
+        action="store_true",
+        help="exit 0 even when a bot file faulted (default: exit 1)",
+    )
+    play.add_argument(
+        "--unsafe-no-sandbox",
+        action="store_true",
+        help="run bot files without the sandbox: only for your own bot",
+    )
     replay_cmd = commands.add_parser("replay", help="show a recorded game trick by trick")
     replay_cmd.add_argument("file")
-    replay_cmd.add_argument("--game", type=int, default=1,
-                            help="which game of a match record, from 1")  # fmt: skip
+    replay_cmd.add_argument(
+        "--game", type=int, default=1, help="which game of a match record, from 1"
+    )
     new = commands.add_parser("new", help="write a starter bot: NAME, or a path to NAME.py")
     new.add_argument("name")
     check = commands.add_parser("verify", help="referee a game or match record (play --record)")

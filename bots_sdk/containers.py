@@ -176,9 +176,14 @@ def build_image(tag: str | None = None, base: str | None = None) -> str:
     digest = sdk_digest()
     try:
         engine.images.build(
-            fileobj=io.BytesIO(_context(base, digest)), custom_context=True, tag=tag, rm=True,
-            forcerm=True, pull=False, network_mode="none",
-        )  # fmt: skip
+            fileobj=io.BytesIO(_context(base, digest)),
+            custom_context=True,
+            tag=tag,
+            rm=True,
+            forcerm=True,
+            pull=False,
+            network_mode="none",
+        )
     except Exception as exc:  # docker.errors.BuildError / APIError: say which and why
         raise Unavailable(f"building {tag!r} from {base!r} failed: {str(exc)[:300]}") from None
     return tag
@@ -389,9 +394,13 @@ def launch(bot: Path, seat: int, limits: Limits) -> Launch:
     env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin")}
     env.update({name: os.environ[name] for name in DOCKER_SETTINGS if name in os.environ})
     argv = [
-        sys.executable, "-I", "-c", _BRIDGE.format(root=str(SDK_ROOT)), container_id,
+        sys.executable,
+        "-I",
+        "-c",
+        _BRIDGE.format(root=str(SDK_ROOT)),
+        container_id,
         str(bot.resolve()),
-    ]  # fmt: skip
+    ]
     turns = Turns(container_id)
 
     def cleanup() -> None:
@@ -401,9 +410,13 @@ def launch(bot: Path, seat: int, limits: Limits) -> Launch:
         _remove(container_id)
 
     return Launch(
-        argv, env, oom=lambda: _oom(container_id), cleanup=cleanup, resume=turns.resume,
+        argv,
+        env,
+        oom=lambda: _oom(container_id),
+        cleanup=cleanup,
+        resume=turns.resume,
         suspend=turns.suspend,
-    )  # fmt: skip
+    )
 
 
 class Turns:

@@ -75,8 +75,11 @@ class Job:
         if not isinstance(data, dict) or data.get("version") != JOB_VERSION:
             raise JobError(f"not a version {JOB_VERSION} job")
         try:
-            limits = {k: int(v) for k, v in dict(data.get("limits") or {}).items()
-                      if k in ("memory_mb", "processes", "tmp_mb")}  # fmt: skip
+            limits = {
+                k: int(v)
+                for k, v in dict(data.get("limits") or {}).items()
+                if k in ("memory_mb", "processes", "tmp_mb")
+            }
             return cls(
                 kind=str(data["kind"]),
                 ref=int(data["ref"]),
@@ -122,27 +125,45 @@ class JobResult:
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> JobResult:
         return cls(
-            kind=str(data["kind"]), ref=int(data["ref"]), claim=str(data["claim"]),
-            ok=bool(data["ok"]), game=data.get("game"), cause=str(data.get("cause", "")),
-            error=str(data.get("error", "")), runner=str(data.get("runner", "")),
-        )  # fmt: skip
+            kind=str(data["kind"]),
+            ref=int(data["ref"]),
+            claim=str(data["claim"]),
+            ok=bool(data["ok"]),
+            game=data.get("game"),
+            cause=str(data.get("cause", "")),
+            error=str(data.get("error", "")),
+            runner=str(data.get("runner", "")),
+        )
 
 
-def run_job(job: Job, *, unsafe: bool = False, sandbox: str | None = None,
-            runner: str = "") -> JobResult:  # fmt: skip
+def run_job(
+    job: Job, *, unsafe: bool = False, sandbox: str | None = None, runner: str = ""
+) -> JobResult:
     """Play ``job``; never raises for a bad job, a bad bot or a missing sandbox: the result
     says why there is no game."""
 
     def failed(cause: str, error: str) -> JobResult:
-        return JobResult(job.kind, job.ref, job.claim, False, cause=cause,
-                         error=clean_text(error, 2000), runner=runner)  # fmt: skip
+        return JobResult(
+            job.kind,
+            job.ref,
+            job.claim,
+            False,
+            cause=cause,
+            error=clean_text(error, 2000),
+            runner=runner,
+        )
 
     try:
         result = run_match(
-            job.rules, seed=job.seed, bots=job.seats, hands=job.hands,
+            job.rules,
+            seed=job.seed,
+            bots=job.seats,
+            hands=job.hands,
             time_control=TimeControl(move=job.move, bank=job.bank),
-            unsafe=unsafe, limits=job.limits, sandbox=sandbox,
-        )  # fmt: skip
+            unsafe=unsafe,
+            limits=job.limits,
+            sandbox=sandbox,
+        )
     except ParticipantError as exc:
         return failed("code", str(exc))
     except SandboxUnavailable as exc:
@@ -151,5 +172,6 @@ def run_job(job: Job, *, unsafe: bool = False, sandbox: str | None = None,
         return failed("job", f"{type(exc).__name__}: {exc}")
     except Exception as exc:  # noqa: BLE001 — the runner's own failure, reported, retried
         return failed("platform", f"{type(exc).__name__}: {exc}")
-    return JobResult(job.kind, job.ref, job.claim, True, game=result.games[0].to_dict(),
-                     runner=runner)  # fmt: skip
+    return JobResult(
+        job.kind, job.ref, job.claim, True, game=result.games[0].to_dict(), runner=runner
+    )

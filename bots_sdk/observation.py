@@ -18,9 +18,7 @@ try:
     import numpy as np
     import numpy.typing as npt
 except ImportError as exc:  # the bot runtime's numpy is not installed here
-    raise ImportError(
-        "bots_sdk.observation needs numpy: pip install 'bidel-sdk[numpy]'"
-    ) from exc
+    raise ImportError("bots_sdk.observation needs numpy: pip install 'bidel-sdk[numpy]'") from exc
 
 from bots_sdk.view import View
 from engine.cards import RANKS, SUITS

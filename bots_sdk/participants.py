@@ -119,8 +119,10 @@ class Participant:
             code = base64.b64decode(str(data["code"]), validate=True)
             version = data.get("version")
             return cls(
-                filename=str(data["filename"]), code=code, sha256=str(data["sha256"]),
+                filename=str(data["filename"]),
+                code=code,
+                sha256=str(data["sha256"]),
                 version=None if version is None else int(version),
-            )  # fmt: skip
+            )
         except (KeyError, TypeError, ValueError, binascii.Error) as exc:
             raise ParticipantError(f"a seat's code is malformed: {exc}") from None

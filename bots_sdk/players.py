@@ -264,10 +264,15 @@ class ProcessPlayer:
         self.argv = launch.argv
         try:
             self.process = subprocess.Popen(
-                launch.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE, env=launch.env, start_new_session=True, bufsize=0,
+                launch.argv,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                env=launch.env,
+                start_new_session=True,
+                bufsize=0,
                 pass_fds=launch.pass_fds,
-            )  # fmt: skip
+            )
         except BaseException:
             launch.release()
             raise

@@ -213,16 +213,26 @@ def run_match(
     for slot in slots:
         results.append(
             play_game(
-                original, seed + slot.game, participants, rotation=slot.rotation, hands=hands,
-                time_control=time_control, unsafe=unsafe, limits=limits, sandbox=sandbox,
-            )  # fmt: skip
+                original,
+                seed + slot.game,
+                participants,
+                rotation=slot.rotation,
+                hands=hands,
+                time_control=time_control,
+                unsafe=unsafe,
+                limits=limits,
+                sandbox=sandbox,
+            )
         )
         if on_progress:
             on_progress(len(results), len(slots))
     return MatchResult(
-        rules=original, seed=seed, bots=[p.label for p in participants], games=results,
+        rules=original,
+        seed=seed,
+        bots=[p.label for p in participants],
+        games=results,
         duplicate=duplicate,
-    )  # fmt: skip
+    )
 
 
 def play_game(
@@ -381,4 +391,3 @@ def _notify_all(state: GameState, seats: list[_Seat], kind: str) -> None:
     for number, seat in enumerate(seats):
         if not seat.fallback:
             seat.player.notify(kind, View.from_observation(state.observation(number)))
-

@@ -100,9 +100,7 @@ class Simulation:
             known[receiver].update(still)
         self.known = known
 
-        in_play = Counter(
-            CARD_TEXTS[i] for i in range(2 * DECK_SIZE) if rules.deck_mask >> i & 1
-        )
+        in_play = Counter(CARD_TEXTS[i] for i in range(2 * DECK_SIZE) if rules.deck_mask >> i & 1)
         unseen = in_play - Counter(self.plays)
         for counter in known:
             unseen -= counter

@@ -212,12 +212,33 @@ class Bubblewrap:
         if _rootless():
             _check_user_namespaces()
         probe = subprocess.run(
-            [*(_ROOTLESS_PROBE if _rootless() else []),
-             "bwrap", "--unshare-net", "--unshare-pid", "--ro-bind", "/usr", "/usr",
-             "--symlink", "usr/bin", "/bin", "--symlink", "usr/lib", "/lib",
-             "--symlink", "usr/lib64", "/lib64", "--proc", "/proc", "--dev", "/dev", "/bin/true"],
-            capture_output=True, text=True, timeout=30,
-        )  # fmt: skip
+            [
+                *(_ROOTLESS_PROBE if _rootless() else []),
+                "bwrap",
+                "--unshare-net",
+                "--unshare-pid",
+                "--ro-bind",
+                "/usr",
+                "/usr",
+                "--symlink",
+                "usr/bin",
+                "/bin",
+                "--symlink",
+                "usr/lib",
+                "/lib",
+                "--symlink",
+                "usr/lib64",
+                "/lib64",
+                "--proc",
+                "/proc",
+                "--dev",
+                "/dev",
+                "/bin/true",
+            ],
+            capture_output=True,
+            text=True,
+            timeout=30,
+        )
         if probe.returncode != 0:
             raise SandboxUnavailable(
                 f"bubblewrap cannot create namespaces here: {probe.stderr.strip()}"
@@ -247,8 +268,15 @@ class Bubblewrap:
             # The seat's own user namespace first (its process count is the seat's: rlimits
             # are set inside it), in which it may mount the bot's /tmp; bwrap then puts the
             # bot in a nested one as an ordinary uid with no capabilities.
-            outer = ["unshare", "--user", "--map-root-user", "--mount", "--propagation",
-                     "private", "--"]  # fmt: skip
+            outer = [
+                "unshare",
+                "--user",
+                "--map-root-user",
+                "--mount",
+                "--propagation",
+                "private",
+                "--",
+            ]
             mount_tmp = ["/bin/sh", "-c", _MOUNT_TMP, "sh", _tmp_options(limits), mount_point]
             chain = [*outer, *mount_tmp, *_prlimit(limits)]
             user = ["--unshare-user", "--uid", "1000", "--gid", "1000", "--cap-drop", "ALL"]
@@ -256,45 +284,106 @@ class Bubblewrap:
         else:
             chain = [
                 *_prlimit(limits),
-                "unshare", "--mount", "--propagation", "private", "--",
-                "/bin/sh", "-c", _MOUNT_TMP, "sh", _tmp_options(limits), mount_point,
-            ]  # fmt: skip
+                "unshare",
+                "--mount",
+                "--propagation",
+                "private",
+                "--",
+                "/bin/sh",
+                "-c",
+                _MOUNT_TMP,
+                "sh",
+                _tmp_options(limits),
+                mount_point,
+            ]
             user = []
             uid = str(self.uid(seat))
-            drop = ["setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups",
-                    "--inh-caps=-all", "--bounding-set=-all", "--no-new-privs"]  # fmt: skip
+            drop = [
+                "setpriv",
+                f"--reuid={uid}",
+                f"--regid={uid}",
+                "--clear-groups",
+                "--inh-caps=-all",
+                "--bounding-set=-all",
+                "--no-new-privs",
+            ]
         argv = [
             *(group.enter_argv() if group else []),
-            "setpriv", "--pdeathsig=KILL", "--",
+            "setpriv",
+            "--pdeathsig=KILL",
+            "--",
             *chain,
             "bwrap",
-            "--info-fd", str(info_write), "--seccomp", str(filter_fd),
+            "--info-fd",
+            str(info_write),
+            "--seccomp",
+            str(filter_fd),
             *user,
-            "--unshare-net", "--unshare-pid", "--unshare-ipc", "--unshare-uts",
-            "--die-with-parent", "--new-session", "--clearenv",
+            "--unshare-net",
+            "--unshare-pid",
+            "--unshare-ipc",
+            "--unshare-uts",
+            "--die-with-parent",
+            "--new-session",
+            "--clearenv",
             *_open_dirs(["/sdk", "/bot", *_parents(runtime)]),
-            "--ro-bind", "/usr", "/usr",
-            "--symlink", "usr/bin", "/bin",
-            "--symlink", "usr/lib", "/lib",
-            "--symlink", "usr/lib64", "/lib64",
-            "--ro-bind", str(runtime), str(runtime),
-            "--ro-bind", str(SDK_ROOT / "engine"), "/sdk/engine",
-            "--ro-bind", str(SDK_ROOT / "bots_sdk"), "/sdk/bots_sdk",
+            "--ro-bind",
+            "/usr",
+            "/usr",
+            "--symlink",
+            "usr/bin",
+            "/bin",
+            "--symlink",
+            "usr/lib",
+            "/lib",
+            "--symlink",
+            "usr/lib64",
+            "/lib64",
+            "--ro-bind",
+            str(runtime),
+            str(runtime),
+            "--ro-bind",
+            str(SDK_ROOT / "engine"),
+            "/sdk/engine",
+            "--ro-bind",
+            str(SDK_ROOT / "bots_sdk"),
+            "/sdk/bots_sdk",
             *packages,
-            "--ro-bind", source, inside,
-            "--proc", "/proc",
-            "--dev", "/dev",
-            "--bind", mount_point, "/tmp",
-            "--remount-ro", "/",  # bwrap's root tmpfs: the bot's own where it is "root"
-            "--chdir", "/tmp",
-            "--setenv", "HOME", "/tmp",
+            "--ro-bind",
+            source,
+            inside,
+            "--proc",
+            "/proc",
+            "--dev",
+            "/dev",
+            "--bind",
+            mount_point,
+            "/tmp",
+            "--remount-ro",
+            "/",  # bwrap's root tmpfs: the bot's own where it is "root"
+            "--chdir",
+            "/tmp",
+            "--setenv",
+            "HOME",
+            "/tmp",
             *drop,
-            str(python), "-I", "-S", "-B", "-c", _HOST, inside, "/tmp",
-        ]  # fmt: skip
+            str(python),
+            "-I",
+            "-S",
+            "-B",
+            "-c",
+            _HOST,
+            inside,
+            "/tmp",
+        ]
         return Launch(
-            argv, {}, pass_fds=(filter_fd, info_write), group=group, info_read=info_read,
+            argv,
+            {},
+            pass_fds=(filter_fd, info_write),
+            group=group,
+            info_read=info_read,
             close_after_start=(filter_fd, info_write),
-        )  # fmt: skip
+        )
 
 
 #: Runs the bubblewrap probe as the rootless chain does: in a user namespace of its own.
@@ -330,10 +419,7 @@ _MOUNT_TMP = 'mount -t tmpfs -o "$1" bidel-tmp "$2" || exit 125; shift 2; exec "
 
 
 def _tmp_options(limits: Limits) -> str:
-    return (
-        f"size={limits.tmp_mb * 1024 * 1024},nr_inodes={limits.tmp_files},"
-        "mode=1777,nosuid,nodev"
-    )
+    return f"size={limits.tmp_mb * 1024 * 1024},nr_inodes={limits.tmp_files},mode=1777,nosuid,nodev"
 
 
 def _mount_point() -> Path:
@@ -416,8 +502,12 @@ class Namespaces:
                 )
         if os.geteuid() != 0:
             raise SandboxUnavailable("the sandbox switches each bot to its own uid: run as root")
-        probe = subprocess.run(["unshare", "--mount", "--net", "--pid", "--fork", "true"],
-                               capture_output=True, text=True, timeout=30)  # fmt: skip
+        probe = subprocess.run(
+            ["unshare", "--mount", "--net", "--pid", "--fork", "true"],
+            capture_output=True,
+            text=True,
+            timeout=30,
+        )
         if probe.returncode != 0:
             raise SandboxUnavailable(f"cannot create namespaces here: {probe.stderr.strip()}")
         _check_common()
@@ -442,18 +532,44 @@ class Namespaces:
         # --kill-child gives one to the init, whose death empties the PID namespace.
         argv = [
             *(group.enter_argv() if group else []),
-            "setpriv", "--pdeathsig=KILL", "--",
+            "setpriv",
+            "--pdeathsig=KILL",
+            "--",
             *_prlimit(limits),
-            "unshare", "--mount", "--net", "--pid", "--ipc", "--uts", "--fork",
-            "--kill-child", "--propagation", "private", "--",
-            python, "-I", "-S", "-B", str(SDK_ROOT / "bots_sdk" / "sandbox_init.py"),
-            str(self.uid(seat)), _tmp_options(limits), str(filter_fd), runtime, str(SDK_ROOT),
-            source, *(f"{folder}={at}" for folder, at in runtime_binds()),
-            "--", python, "-I", "-S", "-B", "-c", _HOST, inside, "/tmp",
-        ]  # fmt: skip
-        return Launch(
-            argv, {}, pass_fds=(filter_fd,), group=group, close_after_start=(filter_fd,)
-        )
+            "unshare",
+            "--mount",
+            "--net",
+            "--pid",
+            "--ipc",
+            "--uts",
+            "--fork",
+            "--kill-child",
+            "--propagation",
+            "private",
+            "--",
+            python,
+            "-I",
+            "-S",
+            "-B",
+            str(SDK_ROOT / "bots_sdk" / "sandbox_init.py"),
+            str(self.uid(seat)),
+            _tmp_options(limits),
+            str(filter_fd),
+            runtime,
+            str(SDK_ROOT),
+            source,
+            *(f"{folder}={at}" for folder, at in runtime_binds()),
+            "--",
+            python,
+            "-I",
+            "-S",
+            "-B",
+            "-c",
+            _HOST,
+            inside,
+            "/tmp",
+        ]
+        return Launch(argv, {}, pass_fds=(filter_fd,), group=group, close_after_start=(filter_fd,))
 
 
 @dataclass

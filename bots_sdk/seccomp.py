@@ -29,21 +29,62 @@ from functools import cache
 #: Refused with EPERM, by family.
 DENIED: tuple[str, ...] = (
     # the kernel keyring: state shared between processes of a uid, outliving them
-    "add_key", "keyctl", "request_key",
+    "add_key",
+    "keyctl",
+    "request_key",
     # namespaces and mounts: a bot's view of the system is made for it, not by it
-    "unshare", "setns", "mount", "umount2", "pivot_root", "chroot", "move_mount",
-    "open_tree", "fsopen", "fsconfig", "fsmount", "fspick", "mount_setattr",
+    "unshare",
+    "setns",
+    "mount",
+    "umount2",
+    "pivot_root",
+    "chroot",
+    "move_mount",
+    "open_tree",
+    "fsopen",
+    "fsconfig",
+    "fsmount",
+    "fspick",
+    "mount_setattr",
     # looking into other processes
-    "ptrace", "process_vm_readv", "process_vm_writev", "kcmp", "pidfd_getfd",
+    "ptrace",
+    "process_vm_readv",
+    "process_vm_writev",
+    "kcmp",
+    "pidfd_getfd",
     # kernel attack surface a card game never needs
-    "bpf", "perf_event_open", "userfaultfd", "io_uring_setup", "io_uring_enter",
-    "io_uring_register", "fanotify_init", "open_by_handle_at", "name_to_handle_at",
-    "lookup_dcookie", "quotactl", "syslog", "acct", "vhangup", "iopl", "ioperm",
+    "bpf",
+    "perf_event_open",
+    "userfaultfd",
+    "io_uring_setup",
+    "io_uring_enter",
+    "io_uring_register",
+    "fanotify_init",
+    "open_by_handle_at",
+    "name_to_handle_at",
+    "lookup_dcookie",
+    "quotactl",
+    "syslog",
+    "acct",
+    "vhangup",
+    "iopl",
+    "ioperm",
     # the machine itself
-    "init_module", "finit_module", "delete_module", "kexec_load", "kexec_file_load",
-    "reboot", "swapon", "swapoff", "settimeofday", "clock_settime", "clock_adjtime",
-    "adjtimex", "sethostname", "setdomainname",
-)  # fmt: skip
+    "init_module",
+    "finit_module",
+    "delete_module",
+    "kexec_load",
+    "kexec_file_load",
+    "reboot",
+    "swapon",
+    "swapoff",
+    "settimeofday",
+    "clock_settime",
+    "clock_adjtime",
+    "adjtimex",
+    "sethostname",
+    "setdomainname",
+)
 
 #: Every CLONE_NEW* flag ``clone`` takes in its first argument (CLONE_NEWTIME is clone3's).
 CLONE_NEW_FLAGS = (
@@ -95,8 +136,12 @@ def _library() -> ctypes.CDLL:
     lib.seccomp_syscall_resolve_name.argtypes = [ctypes.c_char_p]
     lib.seccomp_rule_add_array.restype = ctypes.c_int
     lib.seccomp_rule_add_array.argtypes = [
-        ctypes.c_void_p, ctypes.c_uint32, ctypes.c_int, ctypes.c_uint, ctypes.POINTER(_ArgCmp),
-    ]  # fmt: skip
+        ctypes.c_void_p,
+        ctypes.c_uint32,
+        ctypes.c_int,
+        ctypes.c_uint,
+        ctypes.POINTER(_ArgCmp),
+    ]
     lib.seccomp_export_bpf.restype = ctypes.c_int
     lib.seccomp_export_bpf.argtypes = [ctypes.c_void_p, ctypes.c_int]
     return lib
@@ -158,10 +203,23 @@ def memfd() -> int:
 
 #: What the sandbox itself needs of these, in the runner container: bubblewrap makes the bot's
 #: namespaces and mounts, pivots into its root and chroots.
-SANDBOX_NEEDS = frozenset({
-    "unshare", "setns", "mount", "umount2", "pivot_root", "chroot", "move_mount", "open_tree",
-    "fsopen", "fsconfig", "fsmount", "fspick", "mount_setattr",
-})  # fmt: skip
+SANDBOX_NEEDS = frozenset(
+    {
+        "unshare",
+        "setns",
+        "mount",
+        "umount2",
+        "pivot_root",
+        "chroot",
+        "move_mount",
+        "open_tree",
+        "fsopen",
+        "fsconfig",
+        "fsmount",
+        "fspick",
+        "mount_setattr",
+    }
+)
 
 
 def runner_profile() -> dict[str, object]:
@@ -172,8 +230,11 @@ def runner_profile() -> dict[str, object]:
     return {
         "defaultAction": "SCMP_ACT_ALLOW",
         "syscalls": [
-            {"names": [n for n in DENIED if n not in SANDBOX_NEEDS], "action": "SCMP_ACT_ERRNO",
-             "errnoRet": errno.EPERM},  # fmt: skip
+            {
+                "names": [n for n in DENIED if n not in SANDBOX_NEEDS],
+                "action": "SCMP_ACT_ERRNO",
+                "errnoRet": errno.EPERM,
+            },
         ],
     }
 

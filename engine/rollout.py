@@ -132,6 +132,7 @@ def play_out(state: GameState, choose: Callable[[int], int]) -> None:
     else:
         state._void_hand()
 
+
 def pass_out(state: GameState, choose: Callable[[int], int]) -> None:
     """Random passes for every seat still to pass, then the exchange."""
     count = state.rules.pass_count

@@ -64,26 +64,38 @@ def check_workers(app: Celery, *, timeout: float) -> dict[str, Any]:
     answers = {name: status for reply in replies for name, status in reply.items()}
     names = sorted(answers)
     latency = _elapsed_ms(started)
-    workers: dict[str, Any] = {"ok": bool(names), "count": len(names), "workers": names,
-                               "latency_ms": latency}  # fmt: skip
+    workers: dict[str, Any] = {
+        "ok": bool(names),
+        "count": len(names),
+        "workers": names,
+        "latency_ms": latency,
+    }
     if not names:
         workers["error"] = f"no worker answered a ping within {timeout:g} s"
     runners = sorted(n for n, a in answers.items() if RUNNER_QUEUE in (a.get("queues") or []))
     sandboxed = [n for n in runners if answers[n].get("ok")]
-    runner_report: dict[str, Any] = {"ok": bool(runners), "count": len(runners),
-                                     "runners": runners}  # fmt: skip
+    runner_report: dict[str, Any] = {"ok": bool(runners), "count": len(runners), "runners": runners}
     if not runners:
         runner_report["error"] = f"no worker serves the {RUNNER_QUEUE!r} queue: nothing plays"
     if sandboxed:
         first = answers[sandboxed[0]]
-        sandbox = {"ok": True, "runners": len(sandboxed), "backend": first.get("backend"),
-                   "limits": first.get("limits"), "packages": first.get("packages"),
-                   "detail": first.get("detail")}  # fmt: skip
+        sandbox = {
+            "ok": True,
+            "runners": len(sandboxed),
+            "backend": first.get("backend"),
+            "limits": first.get("limits"),
+            "packages": first.get("packages"),
+            "detail": first.get("detail"),
+        }
     elif runners:
         first = answers[runners[0]]
-        sandbox = {"ok": False, "runners": 0, "backend": first.get("backend"),
-                   "limits": first.get("limits"),
-                   "detail": f"no runner can sandbox bots: {first.get('detail')}"}  # fmt: skip
+        sandbox = {
+            "ok": False,
+            "runners": 0,
+            "backend": first.get("backend"),
+            "limits": first.get("limits"),
+            "detail": f"no runner can sandbox bots: {first.get('detail')}",
+        }
     else:
         sandbox = {"ok": False, "runners": 0, "detail": "no runner answered"}
     return {"workers": workers, "runners": runner_report, "sandbox": sandbox}

@@ -27,11 +27,18 @@ def sandbox_status() -> dict[str, Any]:
     """Can this runner sandbox a bot (probed once per process)? ``ok``, the backend, a line
     saying why not, and whether the limits hold per bot or per process."""
     backend = os.environ.get("BIDEL_SANDBOX", "bubblewrap")
-    status: dict[str, Any] = {"backend": backend, "limits": per_bot_limits(),
-                              "packages": runtime.describe()}  # fmt: skip
+    status: dict[str, Any] = {
+        "backend": backend,
+        "limits": per_bot_limits(),
+        "packages": runtime.describe(),
+    }
     if _unsafe():  # an operator's explicit choice for a development machine, said out loud
-        return {**status, "ok": True, "backend": "none",
-                "detail": "UNSANDBOXED: BIDEL_UNSAFE_NO_SANDBOX is set (development only)"}
+        return {
+            **status,
+            "ok": True,
+            "backend": "none",
+            "detail": "UNSANDBOXED: BIDEL_UNSAFE_NO_SANDBOX is set (development only)",
+        }
     try:
         default_launcher(backend=backend)
     except SandboxUnavailable as exc:

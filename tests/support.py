@@ -153,9 +153,12 @@ def purge_queues(*queues: str) -> int:
     """Empty the broker's ``queues`` (messages an earlier test sent and no worker took), so
     a test's workers do its own work only; the number of messages removed."""
     removed = 0
-    with Celery("bidel-test-purge", set_as_current=False, broker=settings.CELERY_BROKER_URL,
-                broker_transport_options=settings.CELERY_BROKER_TRANSPORT_OPTIONS,
-                ).connection_for_write() as connection:  # fmt: skip
+    with Celery(
+        "bidel-test-purge",
+        set_as_current=False,
+        broker=settings.CELERY_BROKER_URL,
+        broker_transport_options=settings.CELERY_BROKER_TRANSPORT_OPTIONS,
+    ).connection_for_write() as connection:
         channel = connection.default_channel
         for queue in queues:
             removed += channel.queue_purge(queue) or 0
@@ -175,14 +178,25 @@ def celery_beat(*, env: Mapping[str, str], folder: Path) -> Iterator[WorkerProce
     """A real ``celery -A hearts_platform beat`` with django-celery-beat's scheduler, yielded
     once it has started."""
     argv = [
-        sys.executable, "-m", "celery", "-A", "hearts_platform", "beat", "--loglevel=INFO",
+        sys.executable,
+        "-m",
+        "celery",
+        "-A",
+        "hearts_platform",
+        "beat",
+        "--loglevel=INFO",
         "--scheduler=django_celery_beat.schedulers:DatabaseScheduler",
         f"--pidfile={folder / 'beat.pid'}",
-    ]  # fmt: skip
+    ]
     process = subprocess.Popen(
-        argv, cwd=PROJECT_DIR, env=dict(env), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-        text=True, start_new_session=True,
-    )  # fmt: skip
+        argv,
+        cwd=PROJECT_DIR,
+        env=dict(env),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        start_new_session=True,
+    )
     beat = WorkerProcess(process=process, hostname="beat")
     try:
         assert process.stdout is not None

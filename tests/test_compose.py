@@ -38,8 +38,14 @@ def _environment(service: dict[str, Any]) -> dict[str, str]:
 
 def test_services_exist(compose: dict[str, Any]) -> None:
     assert set(compose["services"]) == {
-        "postgres", "redis", "web", "worker", "beat", "migrate", "runner"
-    }  # fmt: skip
+        "postgres",
+        "redis",
+        "web",
+        "worker",
+        "beat",
+        "migrate",
+        "runner",
+    }
 
 
 def test_runners_hold_no_secret_and_cannot_reach_the_database(compose: dict[str, Any]) -> None:

@@ -29,16 +29,23 @@ from tests.support import PROJECT_DIR
 # Building the images and starting seven containers on vfs takes minutes, not seconds.
 pytestmark = [pytest.mark.docker, pytest.mark.timeout(1800)]
 
-LOOKER = (PROJECT_DIR / "tests" / "arena" / "test_runner_tier.py").read_text().split(
-    "LOOKER = b'''"
-)[1].split("'''")[0]
+LOOKER = (
+    (PROJECT_DIR / "tests" / "arena" / "test_runner_tier.py")
+    .read_text()
+    .split("LOOKER = b'''")[1]
+    .split("'''")[0]
+)
 
 
 def _missing() -> str:
     if shutil.which("docker") is None or shutil.which("docker-compose") is None:
         return "docker and docker-compose are not installed (deploy/docker-engine.sh)"
-    info = subprocess.run(["docker", "info", "--format", "{{.ServerVersion}}"],
-                          capture_output=True, text=True, timeout=60)  # fmt: skip
+    info = subprocess.run(
+        ["docker", "info", "--format", "{{.ServerVersion}}"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     if info.returncode != 0:
         return f"no Docker engine answers (deploy/docker-engine.sh): {info.stderr.strip()[:120]}"
     for image in ("python:3.11-slim-bookworm", "postgres:15", "redis:7"):
@@ -48,8 +55,9 @@ def _missing() -> str:
 
 
 def _run(*argv: str, timeout: float = 900, **options: Any) -> subprocess.CompletedProcess[str]:
-    done = subprocess.run(list(argv), capture_output=True, text=True, timeout=timeout,
-                          cwd=PROJECT_DIR, **options)  # fmt: skip
+    done = subprocess.run(
+        list(argv), capture_output=True, text=True, timeout=timeout, cwd=PROJECT_DIR, **options
+    )
     assert done.returncode == 0, f"{' '.join(argv)}:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
     return done
 
@@ -91,15 +99,29 @@ def deployment() -> Iterator[dict[str, Any]]:
     compose = ["docker-compose", "-p", project]
     try:
         _run(*compose, "up", "-d", "--no-build", env=env)
-        yield {"project": project, "base": f"http://127.0.0.1:{port}", "compose": compose,
-               "env": env}  # fmt: skip
+        yield {
+            "project": project,
+            "base": f"http://127.0.0.1:{port}",
+            "compose": compose,
+            "env": env,
+        }
     finally:
-        logs = subprocess.run([*compose, "logs", "--tail=200"], capture_output=True, text=True,
-                              cwd=PROJECT_DIR, env=env)  # fmt: skip
+        logs = subprocess.run(
+            [*compose, "logs", "--tail=200"],
+            capture_output=True,
+            text=True,
+            cwd=PROJECT_DIR,
+            env=env,
+        )
         (PROJECT_DIR / "var").mkdir(exist_ok=True)
         (PROJECT_DIR / "var" / "compose-test.log").write_text(logs.stdout + logs.stderr)
-        subprocess.run([*compose, "down", "-v", "--remove-orphans"], capture_output=True,
-                       cwd=PROJECT_DIR, env=env, timeout=600)  # fmt: skip
+        subprocess.run(
+            [*compose, "down", "-v", "--remove-orphans"],
+            capture_output=True,
+            cwd=PROJECT_DIR,
+            env=env,
+            timeout=600,
+        )
 
 
 def _health(base: str) -> dict[str, Any] | None:
@@ -130,8 +152,9 @@ def _signed_up(base: str, name: str) -> requests.Session:
 
 def _upload(session: requests.Session, base: str, name: str, code: bytes) -> int:
     bot = session.post(f"{base}/api/bots/", json={"name": name}, timeout=30).json()["id"]
-    upload = session.post(f"{base}/api/bots/{bot}/versions/",
-                          files={"file": (f"{name}.py", code)}, timeout=60)  # fmt: skip
+    upload = session.post(
+        f"{base}/api/bots/{bot}/versions/", files={"file": (f"{name}.py", code)}, timeout=60
+    )
     assert upload.status_code == 201, upload.text
     return int(bot)
 
@@ -146,16 +169,33 @@ def _settled(session: requests.Session, base: str, bot: int) -> Callable[[], Any
 
 def _runners(deployment: dict[str, Any]) -> list[str]:
     """The deployment's running runner containers (a killed one stays, stopped)."""
-    done = _run("docker", "ps", "-q", "--no-trunc",
-                "--filter", f"label=com.docker.compose.project={deployment['project']}",
-                "--filter", "label=com.docker.compose.service=runner")  # fmt: skip
+    done = _run(
+        "docker",
+        "ps",
+        "-q",
+        "--no-trunc",
+        "--filter",
+        f"label=com.docker.compose.project={deployment['project']}",
+        "--filter",
+        "label=com.docker.compose.service=runner",
+    )
     return done.stdout.split()
 
 
 def _django(deployment: dict[str, Any], code: str) -> str:
     """Run ``code`` in the platform's worker container (its Django, its database)."""
-    return _run(*deployment["compose"], "exec", "-T", "worker", "python", "manage.py", "shell",
-                "-c", code, env=deployment["env"]).stdout  # fmt: skip
+    return _run(
+        *deployment["compose"],
+        "exec",
+        "-T",
+        "worker",
+        "python",
+        "manage.py",
+        "shell",
+        "-c",
+        code,
+        env=deployment["env"],
+    ).stdout
 
 
 SLOW = b"""import time
@@ -178,21 +218,28 @@ def test_a_runner_killed_mid_match_another_plays_it_and_it_is_stored_once(
     # (first of the tests with uploads: only this match's bot runs in a runner's sandbox)
     base, compose, env = deployment["base"], deployment["compose"], deployment["env"]
     _run(*compose, "up", "-d", "--no-build", "--scale", "runner=2", env=env)
-    _wait(lambda: (_health(base) or {}).get("runners", {}).get("count", 0) >= 2, 300,
-          "two runners in the health report")  # fmt: skip
+    _wait(
+        lambda: (_health(base) or {}).get("runners", {}).get("count", 0) >= 2,
+        300,
+        "two runners in the health report",
+    )
     session = _signed_up(base, "grace")
     bot = _upload(session, base, "slow", SLOW)
     version = _wait(_settled(session, base, bot), 180, "the slow bot's validation")
     assert version["status"] == "active", version["validation_log"]
-    created = session.post(f"{base}/api/matches/", json={
-        "seats": [bot, "low", "random", "heuristic"], "hands": 4}, timeout=30)  # fmt: skip
+    created = session.post(
+        f"{base}/api/matches/",
+        json={"seats": [bot, "low", "random", "heuristic"], "hands": 4},
+        timeout=30,
+    )
     assert created.status_code == 201, created.text
     match = created.json()["id"]
 
     def playing() -> str | None:  # the runner whose sandbox holds the slow bot now
         for container in _runners(deployment):
-            top = subprocess.run(["docker", "top", container, "-eo", "pid,args"],
-                                 capture_output=True, text=True).stdout  # fmt: skip
+            top = subprocess.run(
+                ["docker", "top", container, "-eo", "pid,args"], capture_output=True, text=True
+            ).stdout
             if "bwrap" in top:
                 return container
         return None
@@ -212,12 +259,25 @@ def _finished_once(
 ) -> None:
     base = deployment["base"]
     # a runner, compromised or confused, sends a result under a claim it does not hold
-    forged = {"kind": "match", "ref": match, "claim": "forged", "ok": False,
-              "cause": "sandbox", "error": "FORGED", "runner": "forger"}  # fmt: skip
-    _run("docker", "exec", survivor, "python", "-c",
-         "import sys, json; from hearts_runner.celery import app; "
-         "app.send_task('arena.job_finished', args=[json.loads(sys.argv[1])], queue='celery')",
-         json.dumps(forged))  # fmt: skip
+    forged = {
+        "kind": "match",
+        "ref": match,
+        "claim": "forged",
+        "ok": False,
+        "cause": "sandbox",
+        "error": "FORGED",
+        "runner": "forger",
+    }
+    _run(
+        "docker",
+        "exec",
+        survivor,
+        "python",
+        "-c",
+        "import sys, json; from hearts_runner.celery import app; "
+        "app.send_task('arena.job_finished', args=[json.loads(sys.argv[1])], queue='celery')",
+        json.dumps(forged),
+    )
 
     def done() -> Any:
         found = session.get(f"{base}/api/matches/{match}/", timeout=30).json()
@@ -227,11 +287,18 @@ def _finished_once(
     assert finished["status"] == "finished", finished
     record = session.get(f"{base}/api/matches/{match}/record/", timeout=30).json()
     assert len([hand for hand in record["hands"] if not hand.get("void")]) == 4
-    stored = json.loads(_django(deployment, (
-        f"import json; from arena.models import Match; m = Match.objects.get(pk={match}); "
-        "print(json.dumps({'attempts': m.attempts, 'seats': m.seats.count(), "
-        "'ranked': m.seats.exclude(rank=None).count(), 'error': m.error}))"
-    )).strip().splitlines()[-1])  # fmt: skip
+    stored = json.loads(
+        _django(
+            deployment,
+            (
+                f"import json; from arena.models import Match; m = Match.objects.get(pk={match}); "
+                "print(json.dumps({'attempts': m.attempts, 'seats': m.seats.count(), "
+                "'ranked': m.seats.exclude(rank=None).count(), 'error': m.error}))"
+            ),
+        )
+        .strip()
+        .splitlines()[-1]
+    )
     assert stored["attempts"] >= 2, stored  # the first runner's claim was lost, then reissued
     assert stored["seats"] == stored["ranked"] == 4 and "FORGED" not in stored["error"], stored
 
@@ -247,8 +314,9 @@ def test_an_upload_is_validated_and_played_on_the_ladder_by_a_runner(
     token = session.post(f"{base}/api/token/", json=user, timeout=30).json()["token"]
     session.headers["Authorization"] = f"Token {token}"
     bot = session.post(f"{base}/api/bots/", json={"name": "looker"}, timeout=30).json()["id"]
-    upload = session.post(f"{base}/api/bots/{bot}/versions/",
-                          files={"file": ("bot.py", LOOKER.encode())}, timeout=60)  # fmt: skip
+    upload = session.post(
+        f"{base}/api/bots/{bot}/versions/", files={"file": ("bot.py", LOOKER.encode())}, timeout=60
+    )
     assert upload.status_code == 201, upload.text
 
     def settled() -> Any:
@@ -263,18 +331,23 @@ def test_an_upload_is_validated_and_played_on_the_ladder_by_a_runner(
     assert joined.status_code == 200, joined.text  # (already in: entering again changes nothing)
 
     def played() -> Any:
-        page = session.get(f"{base}/api/matches/", params={"bot": bot, "status": "finished"},
-                           timeout=30).json()  # fmt: skip
+        page = session.get(
+            f"{base}/api/matches/", params={"bot": bot, "status": "finished"}, timeout=30
+        ).json()
         return page["results"] if page["count"] >= 1 else None
 
     matches = _wait(played, 400, "a ladder match with the uploaded bot")
     record = session.get(f"{base}/api/matches/{matches[0]['id']}/record/", timeout=30).json()
     assert record["seed"] == matches[0]["seed"]
     rankings = _wait(
-        lambda: [r for r in session.get(f"{base}/api/ladders/1/rankings/", timeout=30).json()
-                 if r["bot"]["name"] == "looker" and r["rating"] is not None],
-        120, "the bot rated in the rankings (listed unrated at once, rated at a refit)",
-    )  # fmt: skip
+        lambda: [
+            r
+            for r in session.get(f"{base}/api/ladders/1/rankings/", timeout=30).json()
+            if r["bot"]["name"] == "looker" and r["rating"] is not None
+        ],
+        120,
+        "the bot rated in the rankings (listed unrated at once, rated at a refit)",
+    )
     assert rankings[0]["matches"] >= 1
 
 
@@ -289,22 +362,53 @@ def test_the_runner_container_holds_no_secret(deployment: dict[str, Any]) -> Non
         assert not container["HostConfig"]["Privileged"]
         networks = set(container["NetworkSettings"]["Networks"])
         assert networks == {f"{deployment['project']}_broker"}, networks
-    probe = _run("docker", "exec", ids[0], "sh", "-c",
-                 "cat /proc/1/environ | tr '\\0' '\\n'; ls /run/postgresql /var/run/postgresql "
-                 "2>&1; getent hosts postgres || echo NO-POSTGRES")  # fmt: skip
+    probe = _run(
+        "docker",
+        "exec",
+        ids[0],
+        "sh",
+        "-c",
+        "cat /proc/1/environ | tr '\\0' '\\n'; ls /run/postgresql /var/run/postgresql "
+        "2>&1; getent hosts postgres || echo NO-POSTGRES",
+    )
     assert "DATABASE_URL" not in probe.stdout and "SECRET_KEY" not in probe.stdout
     assert "NO-POSTGRES" in probe.stdout  # the database's name does not even resolve
 
 
 def test_the_red_team_suite_passes_inside_the_runners_image(deployment: dict[str, Any]) -> None:
-    _run("docker", "build", "--network", "host", "-f", "tests/docker/Dockerfile.hostile",
-         "-t", "bidel-hostile:latest", ".")  # fmt: skip
+    _run(
+        "docker",
+        "build",
+        "--network",
+        "host",
+        "-f",
+        "tests/docker/Dockerfile.hostile",
+        "-t",
+        "bidel-hostile:latest",
+        ".",
+    )
     done = subprocess.run(
-        ["docker", "run", "--rm", "--user", "0", "--cap-add", "SYS_ADMIN", "--cap-add",
-         "NET_ADMIN", "--security-opt", "seccomp=./deploy/runner-seccomp.json",
-         "--network", "none", "bidel-hostile:latest"],
-        capture_output=True, text=True, timeout=1500, cwd=PROJECT_DIR,
-    )  # fmt: skip
+        [
+            "docker",
+            "run",
+            "--rm",
+            "--user",
+            "0",
+            "--cap-add",
+            "SYS_ADMIN",
+            "--cap-add",
+            "NET_ADMIN",
+            "--security-opt",
+            "seccomp=./deploy/runner-seccomp.json",
+            "--network",
+            "none",
+            "bidel-hostile:latest",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=1500,
+        cwd=PROJECT_DIR,
+    )
     tail = done.stdout[-4000:]
     assert done.returncode == 0, tail + done.stderr[-2000:]
     summary = tail.splitlines()[-1]
@@ -318,10 +422,24 @@ def test_with_no_runner_able_to_sandbox_uploads_are_rejected_saying_why_and_heal
     _run(*compose, "up", "-d", "--no-build", "--scale", "runner=0", env=env)
     # a runner started as an operator might by mistake: the image's user, Docker's defaults
     name = f"{deployment['project']}-unprivileged-runner"
-    _run("docker", "run", "-d", "--name", name, "--network", f"{deployment['project']}_broker",
-         "-e", "REDIS_URL=redis://redis:6379/0", "bidel:latest",
-         "python", "-m", "hearts_runner", "--concurrency=1")  # fmt: skip
+    _run(
+        "docker",
+        "run",
+        "-d",
+        "--name",
+        name,
+        "--network",
+        f"{deployment['project']}_broker",
+        "-e",
+        "REDIS_URL=redis://redis:6379/0",
+        "bidel:latest",
+        "python",
+        "-m",
+        "hearts_runner",
+        "--concurrency=1",
+    )
     try:
+
         def red() -> Any:
             response = requests.get(f"{base}/api/health/", timeout=10)
             body = response.json()
@@ -343,6 +461,11 @@ def test_with_no_runner_able_to_sandbox_uploads_are_rejected_saying_why_and_heal
 
 def test_down_leaves_no_container(deployment: dict[str, Any]) -> None:
     _run(*deployment["compose"], "down", "-v", "--remove-orphans", env=deployment["env"])
-    left = _run("docker", "ps", "-aq", "--filter",
-                f"label=com.docker.compose.project={deployment['project']}").stdout  # fmt: skip
+    left = _run(
+        "docker",
+        "ps",
+        "-aq",
+        "--filter",
+        f"label=com.docker.compose.project={deployment['project']}",
+    ).stdout
     assert left.split() == []

@@ -92,8 +92,12 @@ def test_demo_comes_up_healthy_and_ctrl_c_leaves_nothing_behind(tmp_path: Path) 
         # Beat runs: a tournament due now starts and finishes by itself.
         created = subprocess.run(
             [sys.executable, "manage.py", "shell", "-c", _TOURNAMENT_DUE_NOW],
-            cwd=PROJECT_DIR, env=env, capture_output=True, text=True, timeout=120,
-        )  # fmt: skip
+            cwd=PROJECT_DIR,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
         assert created.returncode == 0, created.stderr
         tournament = int(created.stdout.split()[-1])
         url = f"http://127.0.0.1:{port}/api/tournaments/{tournament}/"
@@ -119,10 +123,18 @@ def test_demo_with_its_port_taken_says_so_in_one_line_and_exits_non_zero(tmp_pat
         taken.bind(("127.0.0.1", 0))
         taken.listen()
         port = taken.getsockname()[1]
-        env = child_env({name: None for name in SERVICE_VARIABLES}
-                        | {"BIDEL_VAR_DIR": str(tmp_path), "PORT": str(port)})  # fmt: skip
-        done = subprocess.run([sys.executable, "manage.py", "demo"], cwd=PROJECT_DIR, env=env,
-                              capture_output=True, text=True, timeout=120)  # fmt: skip
+        env = child_env(
+            {name: None for name in SERVICE_VARIABLES}
+            | {"BIDEL_VAR_DIR": str(tmp_path), "PORT": str(port)}
+        )
+        done = subprocess.run(
+            [sys.executable, "manage.py", "demo"],
+            cwd=PROJECT_DIR,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
     assert done.returncode != 0
     lines = [line for line in (done.stdout + done.stderr).splitlines() if line.strip()]
     assert len(lines) == 1, lines

@@ -27,8 +27,15 @@ def _our_top_level_names() -> set[str]:
 
 def test_no_top_level_package_shadows_the_standard_library() -> None:
     names = _our_top_level_names()
-    assert {"engine", "bots_sdk", "arena", "hearts_platform", "hearts_runner", "manage",
-            "tests"} <= names
+    assert {
+        "engine",
+        "bots_sdk",
+        "arena",
+        "hearts_platform",
+        "hearts_runner",
+        "manage",
+        "tests",
+    } <= names
     assert not names & sys.stdlib_module_names, "rename these: they hide standard modules"
 
 
@@ -90,8 +97,15 @@ def test_the_runner_tier_loads_neither_the_platform_nor_its_settings() -> None:
 
 #: What lies outside the engine and may not reach into it (tests may: they pin its internals;
 #: sdk/ only links to engine/ and bots_sdk/).
-OUTSIDE_ENGINE = ("bots_sdk", "arena", "hearts_platform", "hearts_runner", "bench", "examples",
-                  "manage.py")  # fmt: skip
+OUTSIDE_ENGINE = (
+    "bots_sdk",
+    "arena",
+    "hearts_platform",
+    "hearts_runner",
+    "bench",
+    "examples",
+    "manage.py",
+)
 
 
 def _private(name: str) -> bool:
@@ -150,10 +164,13 @@ def _engine_private_uses(path: Path, private: set[str]) -> list[str]:
             if bound or node.attr in private:
                 found.append(f"{where}:{node.lineno}: {ast.unparse(node)}")
         elif (
-            isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
-            and node.func.id in ("getattr", "hasattr", "setattr") and len(node.args) >= 2
-            and isinstance(node.args[1], ast.Constant) and node.args[1].value in private
-        ):  # fmt: skip
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Name)
+            and node.func.id in ("getattr", "hasattr", "setattr")
+            and len(node.args) >= 2
+            and isinstance(node.args[1], ast.Constant)
+            and node.args[1].value in private
+        ):
             found.append(f"{where}:{node.lineno}: {ast.unparse(node)}")
     return found
 
@@ -176,13 +193,41 @@ def test_nothing_outside_the_engine_reads_its_private_names() -> None:
 # --- pages and API views read through selectors and write through services -------------------
 
 #: Queryset and manager methods: a view calling one is querying or writing itself.
-ORM_METHODS = frozenset({
-    "all", "filter", "exclude", "create", "update", "delete", "save", "annotate", "aggregate",
-    "select_related", "prefetch_related", "order_by", "values", "values_list", "get_or_create",
-    "update_or_create", "bulk_create", "bulk_update", "count", "exists", "first", "last",
-    "defer", "only", "distinct", "in_bulk", "iterator", "raw", "select_for_update",
-    "refresh_from_db", "full_clean",
-})  # fmt: skip
+ORM_METHODS = frozenset(
+    {
+        "all",
+        "filter",
+        "exclude",
+        "create",
+        "update",
+        "delete",
+        "save",
+        "annotate",
+        "aggregate",
+        "select_related",
+        "prefetch_related",
+        "order_by",
+        "values",
+        "values_list",
+        "get_or_create",
+        "update_or_create",
+        "bulk_create",
+        "bulk_update",
+        "count",
+        "exists",
+        "first",
+        "last",
+        "defer",
+        "only",
+        "distinct",
+        "in_bulk",
+        "iterator",
+        "raw",
+        "select_for_update",
+        "refresh_from_db",
+        "full_clean",
+    }
+)
 #: Called without arguments these are dict methods too (``dict.values()``): only flagged with.
 ORM_WITH_ARGUMENTS = frozenset({"values", "update"})
 ORM_SHORTCUTS = frozenset({"get_object_or_404", "get_list_or_404"})

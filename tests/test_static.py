@@ -27,3 +27,11 @@ def test_ruff_finds_nothing() -> None:
         pytest.skip("ruff is a dev dependency (pip install -e '.[dev]')")
     completed = _run(ruff, "check", ".")
     assert completed.returncode == 0, completed.stdout
+
+
+def test_ruff_format_leaves_every_file_as_it_is() -> None:
+    ruff = shutil.which("ruff", path=str(PROJECT_DIR / ".venv" / "bin")) or shutil.which("ruff")
+    if ruff is None:
+        pytest.skip("ruff is a dev dependency (pip install -e '.[dev]')")
+    completed = _run(ruff, "format", "--check", ".")
+    assert completed.returncode == 0, completed.stdout

@@ -37,10 +37,12 @@ class MatchFilter(filters.FilterSet):
     ladder = IdFilter(field_name="ladder_id", help_text="matches of this ladder (its id)")
     bot = IdFilter(method="_bot", help_text="matches in which this bot (its id) sat")
     opponent = filters.CharFilter(
-        method="_opponent", max_length=64, validators=[_OPPONENT],
+        method="_opponent",
+        max_length=64,
+        validators=[_OPPONENT],
         help_text="matches in which this one also sat: a bot's id or a built-in's name "
         f"({', '.join(sorted(BUILTIN))})",
-    )  # fmt: skip
+    )
     status = filters.ChoiceFilter(choices=Match.Status.choices)
     kind = filters.ChoiceFilter(choices=Match.Kind.choices)
     tournament = IdFilter(field_name="tournament_id", help_text="matches of this tournament")
@@ -68,10 +70,15 @@ class TournamentFilter(filters.FilterSet):
 
 
 class BotFilter(filters.FilterSet):
-    search = filters.CharFilter(field_name="name", lookup_expr="icontains", max_length=64,
-                                help_text="bots whose name contains this (any case)")  # fmt: skip
-    owner = filters.CharFilter(field_name="owner__username", max_length=150,
-                               help_text="bots of this user (a username)")  # fmt: skip
+    search = filters.CharFilter(
+        field_name="name",
+        lookup_expr="icontains",
+        max_length=64,
+        help_text="bots whose name contains this (any case)",
+    )
+    owner = filters.CharFilter(
+        field_name="owner__username", max_length=150, help_text="bots of this user (a username)"
+    )
 
     class Meta:
         model = Bot

@@ -11,8 +11,9 @@ from arena.text import clean_json
 
 
 class JSONRenderer(renderers.JSONRenderer):
-    def render(self, data: Any, accepted_media_type: str | None = None,
-               renderer_context: Any = None) -> bytes:  # fmt: skip
+    def render(
+        self, data: Any, accepted_media_type: str | None = None, renderer_context: Any = None
+    ) -> bytes:
         try:
             return super().render(data, accepted_media_type, renderer_context)
         except UnicodeEncodeError:  # a surrogate: not UTF-8; U+FFFD stands in for it

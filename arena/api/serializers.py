@@ -65,24 +65,32 @@ class SeatField(serializers.Field):  # type: ignore[type-arg]
         return value
 
 
-@extend_schema_field({
-    "oneOf": [
-        {"type": "string", "enum": list(PRESETS), "description": "a preset by name"},
-        {"type": "object", "additionalProperties": True,
-         "description": "{\"preset\": name, ...settings} (docs/engine.md lists them)"},
-    ]
-})  # fmt: skip
+@extend_schema_field(
+    {
+        "oneOf": [
+            {"type": "string", "enum": list(PRESETS), "description": "a preset by name"},
+            {
+                "type": "object",
+                "additionalProperties": True,
+                "description": '{"preset": name, ...settings} (docs/engine.md lists them)',
+            },
+        ]
+    }
+)
 class RulesField(serializers.JSONField):
     """The rules: a preset's name or a rules object (checked by the engine when used)."""
 
 
-@extend_schema_field({
-    "type": "object",
-    "properties": {name: {"type": "number"} for name in formats.MatchTest.defaults},
-    "additionalProperties": False,
-    "description": "match_test only: the SPRT's settings (defaults: "
-    + ", ".join(f"{k} {v:g}" for k, v in formats.MatchTest.defaults.items()) + ")",
-})  # fmt: skip
+@extend_schema_field(
+    {
+        "type": "object",
+        "properties": {name: {"type": "number"} for name in formats.MatchTest.defaults},
+        "additionalProperties": False,
+        "description": "match_test only: the SPRT's settings (defaults: "
+        + ", ".join(f"{k} {v:g}" for k, v in formats.MatchTest.defaults.items())
+        + ")",
+    }
+)
 class ParamsField(serializers.DictField):
     """A match test's SPRT settings (checked by arena.tournaments)."""
 
@@ -133,15 +141,23 @@ class BotSerializer(serializers.ModelSerializer):
         ),
         required=False,
         help_text="Ladders (by name) the bot enters by itself when its first version becomes "
-        "active; default [\"standard\"], [] for none.",
+        'active; default ["standard"], [] for none.',
     )
 
     class Meta:
         model = Bot
-        fields = ["id", "name", "description", "owner", "disabled", "retired_at", "created_at",
-                  "active_version", "join_ladders"]  # fmt: skip
-        read_only_fields = ["id", "owner", "disabled", "retired_at", "created_at",
-                            "active_version"]  # fmt: skip
+        fields = [
+            "id",
+            "name",
+            "description",
+            "owner",
+            "disabled",
+            "retired_at",
+            "created_at",
+            "active_version",
+            "join_ladders",
+        ]
+        read_only_fields = ["id", "owner", "disabled", "retired_at", "created_at", "active_version"]
 
     def get_active_version(self, bot: Bot) -> int | None:
         version = selectors.active_version(bot.pk)
@@ -194,8 +210,9 @@ class RankingSerializer(serializers.Serializer):
     builtin = serializers.BooleanField()
     version = serializers.IntegerField(allow_null=True)
     rating = serializers.FloatField(allow_null=True, help_text="null: not rated yet")
-    ci95 = serializers.ListField(child=serializers.FloatField(), min_length=2, max_length=2,
-                                 allow_null=True)  # fmt: skip
+    ci95 = serializers.ListField(
+        child=serializers.FloatField(), min_length=2, max_length=2, allow_null=True
+    )
     live_elo = serializers.FloatField()
     matches = serializers.IntegerField()
     provisional = serializers.BooleanField(
@@ -252,9 +269,20 @@ class MatchSerializer(serializers.ModelSerializer):
     class Meta:
         model = Match
         fields = [
-            "id", "status", "kind", "rules", "seed", "hands", "engine_version", "ladder",
-            "attempts", "seats", "created_at", "started_at", "finished_at",
-        ]  # fmt: skip
+            "id",
+            "status",
+            "kind",
+            "rules",
+            "seed",
+            "hands",
+            "engine_version",
+            "ladder",
+            "attempts",
+            "seats",
+            "created_at",
+            "started_at",
+            "finished_at",
+        ]
 
     def get_seed(self, match: Match) -> int | None:
         """The deal seed, once the match is finished (null before: nobody may know the deals
@@ -292,11 +320,30 @@ class TournamentSerializer(serializers.ModelSerializer):
     class Meta:
         model = Tournament
         fields = [
-            "id", "name", "rules", "format", "table_size", "games_per_table", "hands_per_table",
-            "duplicate", "ladder", "starts_at", "repeat", "status", "rounds", "current_round",
-            "params", "verdict", "outcome", "edition_of", "bots", "progress", "created_at",
-            "started_at", "finished_at",
-        ]  # fmt: skip
+            "id",
+            "name",
+            "rules",
+            "format",
+            "table_size",
+            "games_per_table",
+            "hands_per_table",
+            "duplicate",
+            "ladder",
+            "starts_at",
+            "repeat",
+            "status",
+            "rounds",
+            "current_round",
+            "params",
+            "verdict",
+            "outcome",
+            "edition_of",
+            "bots",
+            "progress",
+            "created_at",
+            "started_at",
+            "finished_at",
+        ]
 
     def get_progress(self, tournament: Any) -> dict[str, int]:
         return selectors.tournament_progress(tournament)

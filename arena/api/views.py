@@ -108,8 +108,12 @@ class UserViewSet(mixins.CreateModelMixin, viewsets.GenericViewSet):
         return Response(s.UserSerializer(user).data, status=status.HTTP_201_CREATED)
 
     @extend_schema(responses={200: s.MeSerializer})
-    @action(detail=False, methods=["get"], permission_classes=[permissions.IsAuthenticated],
-            throttle_classes=[])  # fmt: skip
+    @action(
+        detail=False,
+        methods=["get"],
+        permission_classes=[permissions.IsAuthenticated],
+        throttle_classes=[],
+    )
     def me(self, request: Request) -> Response:
         """The signed-in user and their bots."""
         return Response(s.MeSerializer(request.user).data)
@@ -183,8 +187,11 @@ class BotViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gene
         services.bot_retire(bot=self.get_object(), user=request.user)
         return Response(status=status.HTTP_204_NO_CONTENT)
 
-    @extend_schema(methods=["POST"], request={"multipart/form-data": s.VersionUploadSerializer},
-                   responses={201: s.VersionOwnerSerializer})  # fmt: skip
+    @extend_schema(
+        methods=["POST"],
+        request={"multipart/form-data": s.VersionUploadSerializer},
+        responses={201: s.VersionOwnerSerializer},
+    )
     @extend_schema(methods=["GET"], responses={200: s.VersionSerializer(many=True)})
     @action(detail=True, methods=["get", "post"], url_path="versions")
     def versions(self, request: Request, pk: str | None = None) -> Response:
@@ -260,9 +267,11 @@ class MatchViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Ge
         data.is_valid(raise_exception=True)
         values = data.validated_data
         match = services.challenge_create(
-            user=request.user, seats=values["seats"], rules=values["rules"],
+            user=request.user,
+            seats=values["seats"],
+            rules=values["rules"],
             hands=values.get("hands"),
-        )  # fmt: skip
+        )
         return Response(s.MatchSerializer(match).data, status=status.HTTP_201_CREATED)
 
     @extend_schema(responses={200: dict})

@@ -93,18 +93,49 @@ def play_features(view: View) -> np.ndarray:
         trump = float(view.trump is not None and suit == view.trump)
         heart = float(suit == "H")
         if best is None:  # leading
-            rows[i, 0:10] = (rank, rank * rank, points, queen, high_spade, length, lower,
-                             higher, heart, trump)  # fmt: skip
+            rows[i, 0:10] = (
+                rank,
+                rank * rank,
+                points,
+                queen,
+                high_spade,
+                length,
+                lower,
+                higher,
+                heart,
+                trump,
+            )
             continue
         wins = float(_beats(card, best, led or suit, view.trump))
         if suit == led:  # following suit
             margin = 0.0 if wins else (RANKS.index(best[0]) - RANKS.index(card[0])) / 12.0
-            rows[i, 10:23] = (rank, rank * rank, points, queen, high_spade, length, lower,
-                              higher, wins, wins * trick_points, wins * last, margin,
-                              wins * higher)  # fmt: skip
+            rows[i, 10:23] = (
+                rank,
+                rank * rank,
+                points,
+                queen,
+                high_spade,
+                length,
+                lower,
+                higher,
+                wins,
+                wins * trick_points,
+                wins * last,
+                margin,
+                wins * higher,
+            )
         else:  # discarding (or trumping)
-            rows[i, 23:32] = (rank, rank * rank, points, queen, high_spade, length, heart,
-                              wins, wins * trick_points)  # fmt: skip
+            rows[i, 23:32] = (
+                rank,
+                rank * rank,
+                points,
+                queen,
+                high_spade,
+                length,
+                heart,
+                wins,
+                wins * trick_points,
+            )
     return rows
 
 
@@ -119,10 +150,19 @@ def pass_features(view: View, cards: list[str]) -> np.ndarray:
         rank, suit = _rank(card), card[1]
         high_spade = float(suit == "S" and RANKS.index(card[0]) > QUEEN)
         heart = float(suit == "H")
-        rows[i] = (rank, rank * rank, card_points(view, card), float(card == "QS"),
-                   float(card == "QS") * guards, high_spade, high_spade * (1 - has_queen),
-                   heart * rank, lengths[suit] / 13.0, float(suit == "C"),
-                   rank * lengths[suit] / 13.0)  # fmt: skip
+        rows[i] = (
+            rank,
+            rank * rank,
+            card_points(view, card),
+            float(card == "QS"),
+            float(card == "QS") * guards,
+            high_spade,
+            high_spade * (1 - has_queen),
+            heart * rank,
+            lengths[suit] / 13.0,
+            float(suit == "C"),
+            rank * lengths[suit] / 13.0,
+        )
     return rows
 
 

@@ -129,8 +129,11 @@ def train(
                 gradients[kind][:] = 0
         if report and (hand + 1) % report == 0:
             recent = charged[-report:]
-            print(f"{hand + 1:6} hands  {np.mean(recent):6.2f} points/hand  "
-                  f"{time.monotonic() - started:6.1f} s", flush=True)  # fmt: skip
+            print(
+                f"{hand + 1:6} hands  {np.mean(recent):6.2f} points/hand  "
+                f"{time.monotonic() - started:6.1f} s",
+                flush=True,
+            )
     return weights
 
 

@@ -29,9 +29,14 @@ CHROMIUM = os.environ.get("BIDEL_CHROMIUM", "/usr/bin/chromium")
 ARTIFACTS = Path(os.environ.get("BIDEL_TEST_ARTIFACTS", PROJECT_DIR / "test-artifacts"))
 #: Flags for a root, offline, headless machine: no setuid sandbox, and no calls home.
 CHROMIUM_ARGS = [
-    "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-    "--disable-background-networking", "--disable-component-update", "--disable-sync",
-]  # fmt: skip
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 PASSWORD = "a long passphrase"
 
 
@@ -60,13 +65,25 @@ class Server:
 def web_server(env: Mapping[str, str]) -> Iterator[Server]:
     """``gunicorn hearts_platform.wsgi`` on a free port, as production runs the pages."""
     argv = [
-        sys.executable, "-m", "gunicorn", "hearts_platform.wsgi", "--bind=127.0.0.1:0",
-        "--workers=2", "--threads=4", "--access-logfile=-", "--no-control-socket",
-    ]  # fmt: skip
+        sys.executable,
+        "-m",
+        "gunicorn",
+        "hearts_platform.wsgi",
+        "--bind=127.0.0.1:0",
+        "--workers=2",
+        "--threads=4",
+        "--access-logfile=-",
+        "--no-control-socket",
+    ]
     process = subprocess.Popen(
-        argv, cwd=PROJECT_DIR, env=dict(env), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-        text=True, start_new_session=True,
-    )  # fmt: skip
+        argv,
+        cwd=PROJECT_DIR,
+        env=dict(env),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        start_new_session=True,
+    )
     output: list[str] = []
     try:
         assert process.stdout is not None
@@ -149,9 +166,14 @@ def scratch_database(folder: Path) -> Iterator[str]:
     import psycopg
 
     name = f"bidel_browser_{uuid.uuid4().hex[:10]}"
-    where = {"host": config["HOST"], "port": config["PORT"] or 5432, "user": config["USER"],
-             "password": config.get("PASSWORD") or None, "dbname": "postgres",
-             "autocommit": True}  # fmt: skip
+    where = {
+        "host": config["HOST"],
+        "port": config["PORT"] or 5432,
+        "user": config["USER"],
+        "password": config.get("PASSWORD") or None,
+        "dbname": "postgres",
+        "autocommit": True,
+    }
     with psycopg.connect(**where) as admin:
         admin.execute(f'CREATE DATABASE "{name}"')
     try:
@@ -166,8 +188,12 @@ def prepare_world(env: Mapping[str, str]) -> World:
     one keeps Playwright's event loop and no database connection)."""
     migrate = subprocess.run(
         [sys.executable, "manage.py", "migrate", "--no-input", "-v0"],
-        cwd=PROJECT_DIR, env=dict(env), capture_output=True, text=True, timeout=300,
-    )  # fmt: skip
+        cwd=PROJECT_DIR,
+        env=dict(env),
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert migrate.returncode == 0, migrate.stderr
     code = (
         "import dataclasses, json, django\n"
@@ -176,9 +202,13 @@ def prepare_world(env: Mapping[str, str]) -> World:
         "print(json.dumps(dataclasses.asdict(build_world())))\n"
     )
     built = subprocess.run(
-        [sys.executable, "-c", code], cwd=PROJECT_DIR, env={**env, "DJANGO_SETTINGS_MODULE":
-        "hearts_platform.settings"}, capture_output=True, text=True, timeout=600,
-    )  # fmt: skip
+        [sys.executable, "-c", code],
+        cwd=PROJECT_DIR,
+        env={**env, "DJANGO_SETTINGS_MODULE": "hearts_platform.settings"},
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert built.returncode == 0, built.stderr
     data = json.loads(built.stdout.strip().splitlines()[-1])
     data["records"] = {int(k): v for k, v in data["records"].items()}
@@ -231,28 +261,36 @@ def build_world() -> World:
     seats = [services.SeatSpec(version=good)] + [
         services.SeatSpec(builtin=name) for name in ("random", "low", "heuristic")
     ]
-    replay_match = services.match_create(kind=Match.Kind.CHALLENGE, seats=seats, hands=3,
-                                         seed=2026, requested_by=owner)  # fmt: skip
+    replay_match = services.match_create(
+        kind=Match.Kind.CHALLENGE, seats=seats, hands=3, seed=2026, requested_by=owner
+    )
     services.match_run(match_id=replay_match.pk)
     faulty.refresh_from_db()
     fault_seats = [services.SeatSpec(version=faulty)] + seats[1:]
-    fault_match = services.match_create(kind=Match.Kind.CHALLENGE, seats=fault_seats, hands=1,
-                                        seed=5, requested_by=owner)  # fmt: skip
+    fault_match = services.match_create(
+        kind=Match.Kind.CHALLENGE, seats=fault_seats, hands=1, seed=5, requested_by=owner
+    )
     services.match_run(match_id=fault_match.pk)
     shooter_bot = services.bot_create(owner=owner, name="ada-shooter")
-    shooter = services.version_upload(bot=shooter_bot, user=owner, filename="bot.py",
-                                      data=SHOOTER_BOT)  # fmt: skip
+    shooter = services.version_upload(
+        bot=shooter_bot, user=owner, filename="bot.py", data=SHOOTER_BOT
+    )
     services.version_validate(version_id=shooter.pk)
     shooter.refresh_from_db()
     moon_seats = [services.SeatSpec(version=shooter)] + [services.SeatSpec(builtin="low")] * 3
-    moon_match = services.match_create(kind=Match.Kind.CHALLENGE, seats=moon_seats, hands=1,
-                                       seed=MOON_SEED, requested_by=owner)  # fmt: skip
+    moon_match = services.match_create(
+        kind=Match.Kind.CHALLENGE, seats=moon_seats, hands=1, seed=MOON_SEED, requested_by=owner
+    )
     services.match_run(match_id=moon_match.pk)
 
     tournament = tournaments.tournament_create(
-        name="Autumn cup", format="round_robin", bots=["random", "low", "heuristic", bot.pk],
-        table_size=4, hands_per_table=1, duplicate=True,
-    )  # fmt: skip
+        name="Autumn cup",
+        format="round_robin",
+        bots=["random", "low", "heuristic", bot.pk],
+        table_size=4,
+        hands_per_table=1,
+        duplicate=True,
+    )
     tournaments.tournament_start(tournament_id=tournament.pk)
     for match in tournament.matches.all():
         services.match_run(match_id=match.pk)
@@ -266,14 +304,20 @@ def build_world() -> World:
             for s in match.seats.select_related("version__bot").order_by("seat")
         ]
     return World(
-        ladder=ladder.pk, owner=owner.username, bot=bot.pk, bot_name=bot.name,
-        replay_match=replay_match.pk, fault_match=fault_match.pk, moon_match=moon_match.pk,
+        ladder=ladder.pk,
+        owner=owner.username,
+        bot=bot.pk,
+        bot_name=bot.name,
+        replay_match=replay_match.pk,
+        fault_match=fault_match.pk,
+        moon_match=moon_match.pk,
         tournament=tournament.pk,
-        records=records, names=names,
+        records=records,
+        names=names,
         history=RatingPoint.objects.filter(entry__bot=bot).count(),
         rated=LadderEntry.objects.filter(ladder=ladder, rating__isnull=False).count(),
         entries=LadderEntry.objects.filter(ladder=ladder).count(),
-    )  # fmt: skip
+    )
 
 
 def skip_without_browser() -> None:

@@ -131,8 +131,16 @@ def test_ladder_entry_and_rankings() -> None:
     rated = [r for r in rankings if r["rating"] is not None]
     assert [r["rank"] for r in rated] == list(range(1, len(rated) + 1)) and len(rated) == 4
     for row in rated:
-        assert {"rank", "bot", "version", "rating", "ci95", "live_elo", "matches",
-                "provisional"} <= set(row)  # fmt: skip
+        assert {
+            "rank",
+            "bot",
+            "version",
+            "rating",
+            "ci95",
+            "live_elo",
+            "matches",
+            "provisional",
+        } <= set(row)
         assert row["ci95"][0] <= row["rating"] <= row["ci95"][1]
     # ada-bot has no code yet, so has not played: listed last, not rated yet
     assert rankings[-1]["bot"]["name"] == "ada-bot"
@@ -219,10 +227,14 @@ def test_tournaments_through_the_api() -> None:
     staff = _signed_in("boss")
     get_user_model().objects.filter(username="boss").update(is_staff=True)
     body = {
-        "name": "Sunday cup", "format": "round_robin", "table_size": 4, "hands_per_table": 1,
-        "bots": ["random", "low", "heuristic", "montecarlo"], "duplicate": True,
+        "name": "Sunday cup",
+        "format": "round_robin",
+        "table_size": 4,
+        "hands_per_table": 1,
+        "bots": ["random", "low", "heuristic", "montecarlo"],
+        "duplicate": True,
         "repeat": "0 18 * * 0",
-    }  # fmt: skip
+    }
     assert _signed_in("pleb").post("/api/tournaments/", body, format="json").status_code == 403
     created = staff.post("/api/tournaments/", body, format="json")
     assert created.status_code == 201, created.json()
@@ -281,8 +293,12 @@ def test_versions_are_paged_like_every_list_and_me_says_who_i_am() -> None:
 
 
 def test_seat_ranks_are_one_based_like_every_ranking() -> None:
-    match = services.match_create(kind=Match.Kind.CHALLENGE, hands=1, seed=4, seats=[
-        services.SeatSpec(builtin=n) for n in ("low", "random", "heuristic", "low")])  # fmt: skip
+    match = services.match_create(
+        kind=Match.Kind.CHALLENGE,
+        hands=1,
+        seed=4,
+        seats=[services.SeatSpec(builtin=n) for n in ("low", "random", "heuristic", "low")],
+    )
     services.match_run(match_id=match.pk)
     seats = APIClient().get(f"/api/matches/{match.pk}/").json()["seats"]
     ranks = sorted(seat["rank"] for seat in seats)
@@ -303,8 +319,12 @@ def test_list_filters_are_in_the_schema_and_refuse_bad_values_in_the_one_error_s
     assert {"status", "format"} <= params
     bad = APIClient().get("/api/matches/", {"opponent": "nobody"})
     assert bad.status_code == 400 and list(bad.json()) == ["opponent"]
-    for response in (bad, APIClient().get("/api/bots/999/"), APIClient().get("/api/users/me/"),
-                     APIClient().post("/api/users/", {"username": "x"})):  # fmt: skip
+    for response in (
+        bad,
+        APIClient().get("/api/bots/999/"),
+        APIClient().get("/api/users/me/"),
+        APIClient().post("/api/users/", {"username": "x"}),
+    ):
         body = response.json()
         assert body and all(
             isinstance(messages, list) and all(isinstance(m, str) for m in messages)
@@ -319,13 +339,15 @@ def test_a_form_encoded_challenge_takes_bot_ids_as_the_json_one_does() -> None:
     bot = client.post("/api/bots/", {"name": "ada-bot"}).json()
     _upload(client, bot["id"])
     services.version_validate(version_id=BotVersion.objects.get().pk)
-    form = client.post("/api/matches/", {"seats": [str(bot["id"]), "low", "random", "low"],
-                                         "hands": 1})  # fmt: skip
+    form = client.post(
+        "/api/matches/", {"seats": [str(bot["id"]), "low", "random", "low"], "hands": 1}
+    )
     assert form.status_code == 201, form.json()
     assert form.json()["seats"][0]["bot"] == {"id": bot["id"], "name": "ada-bot"}
     for first in ("0", "²", True):
-        refused = client.post("/api/matches/", {"seats": [first, "low", "low", "low"]},
-                              format="json")  # fmt: skip
+        refused = client.post(
+            "/api/matches/", {"seats": [first, "low", "low", "low"]}, format="json"
+        )
         assert refused.status_code == 400 and refused.json()["seats"][0].startswith("item 1:")
 
 
@@ -345,8 +367,9 @@ def test_the_owner_edits_and_retires_a_bot_and_a_new_version_brings_it_back() ->
     assert client.delete(f"/api/bots/{bot['id']}/").status_code == 204
     retired = APIClient().get(f"/api/bots/{bot['id']}/").json()
     assert retired["retired_at"] and retired["active_version"] is None
-    refused = client.post("/api/matches/", {"seats": [bot["id"], "low", "low", "low"]},
-                          format="json")  # fmt: skip
+    refused = client.post(
+        "/api/matches/", {"seats": [bot["id"], "low", "low", "low"]}, format="json"
+    )
     assert refused.status_code == 400 and "no active version" in refused.json()["seats"][0]
     assert "Retired by its owner" in APIClient().get(f"/bots/{bot['id']}/").content.decode()
     _upload(client, bot["id"])  # a new version: in use again
@@ -361,12 +384,22 @@ def test_a_tournament_with_bad_settings_is_a_400_naming_the_field() -> None:
     staff = _signed_in("boss")
     get_user_model().objects.filter(username="boss").update(is_staff=True)
     body = {"name": "Test", "format": "match_test", "bots": ["low", "heuristic"]}
-    for params, field in (({"elo1": "lots"}, "params"), ({"alpha": 0.7}, "params"),
-                          ({"speed": 2}, "params")):  # fmt: skip
+    for params, field in (
+        ({"elo1": "lots"}, "params"),
+        ({"alpha": 0.7}, "params"),
+        ({"speed": 2}, "params"),
+    ):
         refused = staff.post("/api/tournaments/", {**body, "params": params}, format="json")
         assert refused.status_code == 400 and field in refused.json(), refused.json()
-    refused = staff.post("/api/tournaments/", {**body, "format": "round_robin",
-                         "bots": ["low", "heuristic", "random", "montecarlo"],
-                         "params": {"elo1": 10}}, format="json")  # fmt: skip
+    refused = staff.post(
+        "/api/tournaments/",
+        {
+            **body,
+            "format": "round_robin",
+            "bots": ["low", "heuristic", "random", "montecarlo"],
+            "params": {"elo1": 10},
+        },
+        format="json",
+    )
     assert refused.status_code == 400 and "params" in refused.json()
     assert not Tournament.objects.exists()

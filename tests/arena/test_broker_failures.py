@@ -34,8 +34,12 @@ def dead_broker() -> Iterator[Celery]:
     app = Celery("bidel-dead-broker", set_as_current=False)
     app.config_from_object("django.conf:settings", namespace="CELERY")
     # No retries: a refused connection fails at once (kombu's default retries take ~6 s).
-    app.conf.update(broker_url=DEAD_REDIS, result_backend=None, task_publish_retry=False,
-                    broker_transport_options={"max_retries": 0})  # fmt: skip
+    app.conf.update(
+        broker_url=DEAD_REDIS,
+        result_backend=None,
+        task_publish_retry=False,
+        broker_transport_options={"max_retries": 0},
+    )
     previous = celery_state.get_current_app()
     app.set_current()
     try:
@@ -50,7 +54,7 @@ def dead_cache(settings: Any) -> None:
         "default": {
             "BACKEND": "django.core.cache.backends.redis.RedisCache",
             "LOCATION": DEAD_REDIS,
-        }  # fmt: skip
+        }
     }
 
 
@@ -93,9 +97,11 @@ def test_a_finished_ladder_match_stays_finished_when_broker_and_cache_are_down(
     ladder = Ladder.objects.get(name="standard")
     entries = list(ladder.entries.order_by("pk"))
     match = services.match_create(
-        kind=Match.Kind.LADDER, ladder=ladder, hands=1,
+        kind=Match.Kind.LADDER,
+        ladder=ladder,
+        hands=1,
         seats=[services.SeatSpec(builtin=e.builtin, entry=e) for e in entries],
-    )  # fmt: skip
+    )
     finished = services.match_run(match_id=match.pk)
     assert finished is not None and finished.status == Match.Status.FINISHED
     assert finished.live_elo_applied and finished.seats.exclude(rank=None).count() == 4
@@ -111,9 +117,12 @@ def test_a_tournament_match_stays_finished_when_the_broker_is_down(
     dead_broker: Celery, caplog: pytest.LogCaptureFixture
 ) -> None:
     tournament = tournaments.tournament_create(
-        name="cup", format="round_robin", bots=["random", "low", "heuristic", "montecarlo"],
-        table_size=4, hands_per_table=1,
-    )  # fmt: skip
+        name="cup",
+        format="round_robin",
+        bots=["random", "low", "heuristic", "montecarlo"],
+        table_size=4,
+        hands_per_table=1,
+    )
     tournaments.tournament_start(tournament_id=tournament.pk)
     match = tournament.matches.get()
     assert services.match_run(match_id=match.pk).status == Match.Status.FINISHED  # type: ignore[union-attr]

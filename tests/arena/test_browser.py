@@ -68,8 +68,9 @@ def browser(world: World) -> Iterator[Any]:
 class Tab:
     """A browser page that fails its test on any script error or failed request."""
 
-    def __init__(self, browser: Any, server: Server, viewport: dict[str, int],
-                 locale: str = "en-US") -> None:  # fmt: skip
+    def __init__(
+        self, browser: Any, server: Server, viewport: dict[str, int], locale: str = "en-US"
+    ) -> None:
         self.context = browser.new_context(
             base_url=server.url, viewport=viewport, is_mobile=viewport is PHONE, locale=locale
         )
@@ -138,8 +139,21 @@ def _pages(world: World) -> dict[str, str]:
 
 
 OWNER_PAGES = {"account": "/account/", "bot-new": "/bots/new/", "challenge": "/challenges/new/"}
-PAGE_NAMES = ["home", "ladder", "bot", "match", "match-faults", "tournament", "signup", "login",
-              "tournaments", "bots", "matches", "builtin", "guide"]
+PAGE_NAMES = [
+    "home",
+    "ladder",
+    "bot",
+    "match",
+    "match-faults",
+    "tournament",
+    "signup",
+    "login",
+    "tournaments",
+    "bots",
+    "matches",
+    "builtin",
+    "guide",
+]
 
 
 @pytest.mark.parametrize("name", PAGE_NAMES)
@@ -155,13 +169,20 @@ def test_page_loads_with_real_data_fits_and_is_screenshotted(
         page = tab.page
         heading = page.locator("h1").inner_text()
         expected = {
-            "home": "Bidel: the Hearts bot arena", "ladder": "Ladder standard",
-            "bot": world.bot_name, "match": f"Match {world.replay_match}",
-            "match-faults": f"Match {world.fault_match}", "tournament": "Autumn cup",
-            "signup": "Sign up", "login": "Log in", "tournaments": "Tournaments", "bots": "Bots",
-            "matches": "Matches", "builtin": "heuristic (built-in bot)",
+            "home": "Bidel: the Hearts bot arena",
+            "ladder": "Ladder standard",
+            "bot": world.bot_name,
+            "match": f"Match {world.replay_match}",
+            "match-faults": f"Match {world.fault_match}",
+            "tournament": "Autumn cup",
+            "signup": "Sign up",
+            "login": "Log in",
+            "tournaments": "Tournaments",
+            "bots": "Bots",
+            "matches": "Matches",
+            "builtin": "heuristic (built-in bot)",
             "guide": "Writing a Bidel bot",
-        }  # fmt: skip
+        }
         assert heading == expected[name]
         if name == "ladder":
             assert page.locator("table.rankings tbody tr").count() == world.entries
@@ -218,8 +239,11 @@ def test_page_passes_axe_accessibility_checks(tab: Tab, world: World, name: str)
 
 def test_owner_pages_and_form_errors_pass_axe_accessibility_checks(tab: Tab, world: World) -> None:
     tab.log_in(world.owner)
-    for name, path in {**OWNER_PAGES, "upload": f"/bots/{world.bot}/upload/",
-                       "bot-owner": f"/bots/{world.bot}/"}.items():  # fmt: skip
+    for name, path in {
+        **OWNER_PAGES,
+        "upload": f"/bots/{world.bot}/upload/",
+        "bot-owner": f"/bots/{world.bot}/",
+    }.items():
         tab.open(path)
         assert _axe_violations(tab.page) == [], name
         tab.shoot(name)
@@ -262,11 +286,28 @@ def _expected_steps(record: dict[str, Any], names: list[str]) -> list[dict[str, 
         totals = [t + s for t, s in zip(totals, hand.scores, strict=True)]
         end = f"Scores {', '.join(map(str, hand.scores))}; totals {', '.join(map(str, totals))}"
         if data.get("passes"):
-            steps.append({"hand": number, "status": f"Hand {number + 1}, passing",
-                          "cards": [sorted(d) for d in data["deal"]], "passed": data["passes"],
-                          "trick": [], "points": [0] * 4, "winner": None})  # fmt: skip
-        steps.append({"hand": number, "status": f"Hand {number + 1}, ", "cards": held,
-                      "passed": NONE, "trick": [], "points": [0] * 4, "winner": None})  # fmt: skip
+            steps.append(
+                {
+                    "hand": number,
+                    "status": f"Hand {number + 1}, passing",
+                    "cards": [sorted(d) for d in data["deal"]],
+                    "passed": data["passes"],
+                    "trick": [],
+                    "points": [0] * 4,
+                    "winner": None,
+                }
+            )
+        steps.append(
+            {
+                "hand": number,
+                "status": f"Hand {number + 1}, ",
+                "cards": held,
+                "passed": NONE,
+                "trick": [],
+                "points": [0] * 4,
+                "winner": None,
+            }
+        )
         remaining = [list(cards) for cards in held]
         points = [0, 0, 0, 0]
         for index, trick in enumerate(hand.tricks):
@@ -278,11 +319,17 @@ def _expected_steps(record: dict[str, Any], names: list[str]) -> list[dict[str, 
                 status = f"Hand {number + 1}, trick {index + 1}, card {k + 1} of 4"
                 if complete:
                     status += f" — {names[trick.winner]} takes it"  # type: ignore[index]
-                steps.append({"hand": number, "status": status,
-                              "cards": [sorted(r) for r in remaining], "passed": NONE,
-                              "trick": [list(p) for p in trick.plays[: k + 1]],
-                              "points": points[:],
-                              "winner": trick.winner if complete else None})  # fmt: skip
+                steps.append(
+                    {
+                        "hand": number,
+                        "status": status,
+                        "cards": [sorted(r) for r in remaining],
+                        "passed": NONE,
+                        "trick": [list(p) for p in trick.plays[: k + 1]],
+                        "points": points[:],
+                        "winner": trick.winner if complete else None,
+                    }
+                )
         assert points == list(hand.points)
         steps[-1]["end"] = end
     return steps
@@ -366,8 +413,9 @@ def test_replay_marks_a_moon_shot(tab: Tab, world: World) -> None:
     assert replay(record).history[0].shooter == 0, "the seed no longer gives a moon shot"
     tab.open(f"/matches/{world.moon_match}/#h1s53")  # after the last card
     status = tab.page.locator("#status")
-    assert status.inner_text().endswith(f"Scores 0, 26, 26, 26; totals 0, 26, 26, 26 — "
-                                        f"{names[0]} shot the moon!")  # fmt: skip
+    assert status.inner_text().endswith(
+        f"Scores 0, 26, 26, 26; totals 0, 26, 26, 26 — {names[0]} shot the moon!"
+    )
     assert "moon" in (status.get_attribute("class") or "")
     tab.page.keyboard.press("ArrowLeft")
     assert "moon" not in tab.page.locator("#status").inner_text()
@@ -480,7 +528,6 @@ def test_the_api_token_is_copied_with_one_click(tab: Tab, world: World) -> None:
     assert box and box["width"] >= 300  # the whole token shows, in a field made for it
 
 
-
 # --- the same pages in Persian, right to left ------------------------------------------------
 
 
@@ -494,7 +541,9 @@ def test_page_in_persian_is_right_to_left_fits_and_passes_axe(
         tab.open(_pages(world)[name])
         page = tab.page
         assert page.evaluate("[document.documentElement.lang, document.documentElement.dir]") == [
-            "fa", "rtl"]  # fmt: skip
+            "fa",
+            "rtl",
+        ]
         assert page.get_by_role("navigation", name="اصلی").count() == 1
         if viewport == "phone":
             width = page.evaluate("document.documentElement.scrollWidth")

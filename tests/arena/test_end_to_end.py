@@ -121,9 +121,13 @@ def test_a_worker_killed_mid_match_loses_nothing_and_counts_once(
     # montecarlo makes the match last seconds: long enough to kill its worker while it plays
     entries = ladder.entries.order_by("pk")
     match = services.match_create(
-        kind=Match.Kind.LADDER, ladder=ladder, hands=6, rules="standard", seed=77,
+        kind=Match.Kind.LADDER,
+        ladder=ladder,
+        hands=6,
+        rules="standard",
+        seed=77,
         seats=[services.SeatSpec(builtin=e.builtin, entry=e) for e in entries],
-    )  # fmt: skip
+    )
     wait_until(
         lambda: Match.objects.get(pk=match.pk).status == "running", 60, "the first worker to start"
     )
@@ -135,8 +139,11 @@ def test_a_worker_killed_mid_match_loses_nothing_and_counts_once(
     # begun it (this one worker was both), else a new claim once the lease runs out.
     monkeypatch.setattr(services, "RESEND_SECONDS", 3)
     wait_until(
-        lambda: services.matches_reap() or jobs.matches_resend()
-        or Match.objects.get(pk=match.pk).status != "running",
+        lambda: (
+            services.matches_reap()
+            or jobs.matches_resend()
+            or Match.objects.get(pk=match.pk).status != "running"
+        ),
         60,
         "the lease to expire",
     )

@@ -66,9 +66,12 @@ def _play_out(tournament: Tournament) -> Tournament:
 
 def test_a_format_added_as_one_class_plays_to_its_own_end(king: Any) -> None:
     tournament = tournaments.tournament_create(
-        name="hill", format="king_of_the_hill", bots=["random", "low", "heuristic", "montecarlo"],
-        table_size=3, hands_per_table=2,
-    )  # fmt: skip
+        name="hill",
+        format="king_of_the_hill",
+        bots=["random", "low", "heuristic", "montecarlo"],
+        table_size=3,
+        hands_per_table=2,
+    )
     tournaments.tournament_start(tournament_id=tournament.pk)
     finished = _play_out(Tournament.objects.get(pk=tournament.pk))
 
@@ -96,16 +99,22 @@ def test_a_format_added_as_one_class_plays_to_its_own_end(king: Any) -> None:
 
 
 def test_the_api_and_pages_offer_a_registered_format(king: Any, client: Any) -> None:
-    staff = get_user_model().objects.create_user("staff", password="a long passphrase",
-                                                 is_staff=True)  # fmt: skip
+    staff = get_user_model().objects.create_user(
+        "staff", password="a long passphrase", is_staff=True
+    )
     api = APIClient()
     api.force_authenticate(staff)
     created = api.post(
         "/api/tournaments/",
-        {"name": "hill", "format": "king_of_the_hill", "bots": ["random", "low", "heuristic"],
-         "table_size": 3, "hands_per_table": 1},
+        {
+            "name": "hill",
+            "format": "king_of_the_hill",
+            "bots": ["random", "low", "heuristic"],
+            "table_size": 3,
+            "hands_per_table": 1,
+        },
         format="json",
-    )  # fmt: skip
+    )
     assert created.status_code == 201, created.json()
     assert created.json()["format"] == "king_of_the_hill"
     listed = api.get("/api/tournaments/", {"format": "king_of_the_hill"}).json()
@@ -117,7 +126,8 @@ def test_the_api_and_pages_offer_a_registered_format(king: Any, client: Any) -> 
 
 def test_an_unknown_format_is_refused_naming_those_there_are() -> None:
     with pytest.raises(Exception) as refused:
-        tournaments.tournament_create(name="x", format="knockout", bots=["random", "low", "high"],
-                                      table_size=3)  # fmt: skip
+        tournaments.tournament_create(
+            name="x", format="knockout", bots=["random", "low", "high"], table_size=3
+        )
     assert "round_robin" in str(refused.value) and "match_test" in str(refused.value)
     assert not Tournament.objects.exists()

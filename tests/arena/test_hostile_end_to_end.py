@@ -48,9 +48,12 @@ def _version(client: APIClient, bot: int, number: int) -> Any:
 def test_a_bot_writing_nul_is_validated_played_stored_and_shown(settings: Any) -> None:
     settings.BIDEL_UNSAFE_NO_SANDBOX = sandbox_env()["BIDEL_UNSAFE_NO_SANDBOX"] == "1"
     client = APIClient()
-    assert client.post(
-        "/api/users/", {"username": "mallory", "password": "a long passphrase"}
-    ).status_code == 201  # fmt: skip
+    assert (
+        client.post(
+            "/api/users/", {"username": "mallory", "password": "a long passphrase"}
+        ).status_code
+        == 201
+    )
     token = client.post(
         "/api/token/", {"username": "mallory", "password": "a long passphrase"}
     ).json()["token"]
@@ -94,8 +97,13 @@ def test_a_bot_writing_nul_is_validated_played_stored_and_shown(settings: Any) -
     for web in (owner, Client()):
         for url in ("/", f"/matches/{match_id}/", f"/bots/{bot}/", f"/ladders/{ladder}/"):
             assert web.get(url).status_code == 200, url
-    for url in ("/api/matches/", f"/api/matches/{match_id}/", f"/api/matches/{match_id}/record/",
-                f"/api/matches/{match_id}/logs/", f"/api/bots/{bot}/versions/1/"):  # fmt: skip
+    for url in (
+        "/api/matches/",
+        f"/api/matches/{match_id}/",
+        f"/api/matches/{match_id}/record/",
+        f"/api/matches/{match_id}/logs/",
+        f"/api/bots/{bot}/versions/1/",
+    ):
         response = client.get(url)
         assert response.status_code == 200, url
     logs = client.get(f"/api/matches/{match_id}/logs/").json()

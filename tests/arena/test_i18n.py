@@ -19,8 +19,17 @@ from tests.support import PROJECT_DIR
 pytestmark = pytest.mark.django_db
 
 LOCALE = PROJECT_DIR / "arena" / "locale" / "fa" / "LC_MESSAGES"
-PAGES = ["/", "/tournaments/", "/bots/", "/matches/", "/ladders/1/", "/bots/builtin/low/",
-         "/docs/bots/", "/signup/", "/login/"]  # fmt: skip
+PAGES = [
+    "/",
+    "/tournaments/",
+    "/bots/",
+    "/matches/",
+    "/ladders/1/",
+    "/bots/builtin/low/",
+    "/docs/bots/",
+    "/signup/",
+    "/login/",
+]
 
 
 def _persian() -> Client:
@@ -40,12 +49,16 @@ def test_every_page_speaks_persian_right_to_left_to_a_persian_browser(path: str)
 
 def _persian_free(html: str) -> list[str]:
     """English words the page shows outside what stays English (names, code, the guides)."""
-    body = re.sub(r"<(script|style|code|pre|article|datalist|option)\b.*?</\1>", " ", html,
-                  flags=re.S)  # fmt: skip
+    body = re.sub(
+        r"<(script|style|code|pre|article|datalist|option)\b.*?</\1>", " ", html, flags=re.S
+    )
     body = re.sub(r'<[^>]*\blang="en"[^>]*>.*?</[a-z]+>', " ", body, flags=re.S)
     text = re.sub(r"<[^>]+>", " ", body)
-    words = re.findall(r"\b(?:Rank|Rating|Matches|Bots|Status|Search|Show|Sign up|Log in|"
-                       r"Password|Username|Home|Tournaments|Seats|Page)\b", text)  # fmt: skip
+    words = re.findall(
+        r"\b(?:Rank|Rating|Matches|Bots|Status|Search|Show|Sign up|Log in|"
+        r"Password|Username|Home|Tournaments|Seats|Page)\b",
+        text,
+    )
     return words
 
 
@@ -87,8 +100,12 @@ def test_the_catalog_is_complete_and_its_compiled_form_matches(tmp_path: Path) -
         pytest.skip("gettext's msgfmt is not installed (apt-get install gettext)")
     for domain in ("django", "djangojs"):
         po = LOCALE / f"{domain}.po"
-        stats = subprocess.run([msgfmt, "--check", "--statistics", "-o", "/dev/null", str(po)],
-                               capture_output=True, text=True, check=True).stderr  # fmt: skip
+        stats = subprocess.run(
+            [msgfmt, "--check", "--statistics", "-o", "/dev/null", str(po)],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stderr
         assert "untranslated" not in stats and "fuzzy" not in stats, (domain, stats)
         fresh = tmp_path / f"{domain}.mo"
         subprocess.run([msgfmt, "-o", str(fresh), str(po)], check=True)
@@ -113,6 +130,7 @@ def test_a_persian_form_says_what_is_wrong_in_persian_and_the_api_in_english() -
     bot = services.bot_create(owner=user, name="ada-bot")
     from django.core.files.uploadedfile import SimpleUploadedFile
 
-    refused = client.post(f"/bots/{bot.pk}/upload/",
-                          {"file": SimpleUploadedFile("bot.py", b"def (:\n")})  # fmt: skip
+    refused = client.post(
+        f"/bots/{bot.pk}/upload/", {"file": SimpleUploadedFile("bot.py", b"def (:\n")}
+    )
     assert "bot.py: خطای نحوی در سطر 1:" in refused.content.decode()

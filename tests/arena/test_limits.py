@@ -82,9 +82,10 @@ def test_a_challenge_past_a_limit_is_a_400_naming_it(body: dict[str, Any], limit
 
 def test_a_challenge_within_the_limits_is_queued() -> None:
     response = _api(_user()).post(
-        "/api/matches/", {"seats": SEATS, "rules": {"preset": "standard", "target": 500}},
+        "/api/matches/",
+        {"seats": SEATS, "rules": {"preset": "standard", "target": 500}},
         format="json",
-    )  # fmt: skip
+    )
     assert response.status_code == 201, response.content
     assert Match.objects.get().rules == {"preset": "standard", "target": 500}
 
@@ -116,13 +117,25 @@ def test_open_challenges_per_user_are_capped_at_both_doors(settings: Any) -> Non
 @pytest.mark.parametrize(
     "query",
     [
-        {"ladder": "1" * 23}, {"bot": "²"}, {"bot": "٣"}, {"tournament": "abc"},
-        {"ladder": "-1"}, {"bot": "0"}, {"tournament": "1.5"}, {"ladder": " 1"},
-        {"ladder": "1\x00"}, {"status": "weird"}, {"kind": "nope"},
-        {"page": "abc"}, {"page": "0"}, {"page": "-1"}, {"page": "1" * 23}, {"page": "1e3"},
+        {"ladder": "1" * 23},
+        {"bot": "²"},
+        {"bot": "٣"},
+        {"tournament": "abc"},
+        {"ladder": "-1"},
+        {"bot": "0"},
+        {"tournament": "1.5"},
+        {"ladder": " 1"},
+        {"ladder": "1\x00"},
+        {"status": "weird"},
+        {"kind": "nope"},
+        {"page": "abc"},
+        {"page": "0"},
+        {"page": "-1"},
+        {"page": "1" * 23},
+        {"page": "1e3"},
         {"page": "²"},
     ],
-)  # fmt: skip
+)
 def test_every_bad_query_parameter_is_a_400(query: dict[str, str]) -> None:
     response = APIClient().get("/api/matches/", query)
     assert response.status_code == 400, response.content
@@ -140,13 +153,18 @@ def test_every_list_refuses_a_bad_page(path: str) -> None:
 @pytest.mark.parametrize(
     "path",
     [
-        "/api/matches/12345678901234567890123/", "/api/bots/12345678901234567890123/",
-        "/api/bots/1/versions/12345678901234567890123/", "/api/ladders/-1/",
-        "/api/tournaments/12345678901234567890123/standings/", "/ladders/12345678901234567890123/",
-        "/bots/12345678901234567890123/", "/matches/12345678901234567890123/",
-        "/tournaments/12345678901234567890123/", "/api/matches/²/",
+        "/api/matches/12345678901234567890123/",
+        "/api/bots/12345678901234567890123/",
+        "/api/bots/1/versions/12345678901234567890123/",
+        "/api/ladders/-1/",
+        "/api/tournaments/12345678901234567890123/standings/",
+        "/ladders/12345678901234567890123/",
+        "/bots/12345678901234567890123/",
+        "/matches/12345678901234567890123/",
+        "/tournaments/12345678901234567890123/",
+        "/api/matches/²/",
     ],
-)  # fmt: skip
+)
 def test_out_of_range_ids_in_paths_are_404s(path: str) -> None:
     assert Client().get(path).status_code == 404
 

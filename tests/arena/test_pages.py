@@ -29,9 +29,11 @@ def _frames(page: str) -> dict:
 
 def test_match_page_replays_the_record_trick_by_trick() -> None:
     match = services.match_create(
-        kind=Match.Kind.CHALLENGE, hands=2, seed=11,
+        kind=Match.Kind.CHALLENGE,
+        hands=2,
+        seed=11,
         seats=[services.SeatSpec(builtin=b) for b in ["low", "random", "heuristic", "montecarlo"]],
-    )  # fmt: skip
+    )
     services.match_run(match_id=match.pk)
     page = Client().get(f"/matches/{match.pk}/").content.decode()
     frames = _frames(page)
@@ -134,9 +136,13 @@ def test_tournament_page_standings_crosstable_and_refresh() -> None:
     from arena import tournaments
 
     tournament = tournaments.tournament_create(
-        name="cup", format="round_robin", bots=["random", "low", "heuristic", "montecarlo"],
-        table_size=4, hands_per_table=1, duplicate=True,
-    )  # fmt: skip
+        name="cup",
+        format="round_robin",
+        bots=["random", "low", "heuristic", "montecarlo"],
+        table_size=4,
+        hands_per_table=1,
+        duplicate=True,
+    )
     tournaments.tournament_start(tournament_id=tournament.pk)
     running = Client().get(f"/tournaments/{tournament.pk}/").content.decode()
     assert 'http-equiv="refresh"' in running and "0 of 4 matches" in running
@@ -187,9 +193,18 @@ def _grow(ladder: Any, entry: Any, version: Any, total: int, rng: random.Random)
         for m in batch:
             table = [entry, *rng.sample(others, 3)]
             for s, (e, r) in enumerate(zip(table, rng.sample(range(4), 4), strict=True)):
-                seats.append(MatchSeat(match=m, seat=s, entry=e, builtin=e.builtin, rank=r,
-                                       score=r, version=version if e == entry else None,
-                                       stderr="thinking\n" if e == entry else ""))  # fmt: skip
+                seats.append(
+                    MatchSeat(
+                        match=m,
+                        seat=s,
+                        entry=e,
+                        builtin=e.builtin,
+                        rank=r,
+                        score=r,
+                        version=version if e == entry else None,
+                        stderr="thinking\n" if e == entry else "",
+                    )
+                )
         MatchSeat.objects.bulk_create(seats)
         services.ratings_recompute(ladder=ladder)
 
@@ -224,10 +239,11 @@ def test_rating_history_is_thinned_by_the_database_keeping_both_ends() -> None:
     RatingPoint.objects.filter(entry=entry).delete()
     start = timezone.now()
     RatingPoint.objects.bulk_create(
-        RatingPoint(entry=entry, rating=i, low=i - 1, high=i + 1, matches=i,
-                    at=start + timedelta(minutes=i))
+        RatingPoint(
+            entry=entry, rating=i, low=i - 1, high=i + 1, matches=i, at=start + timedelta(minutes=i)
+        )
         for i in range(1000)
-    )  # fmt: skip
+    )
     rows = rating_history([entry.pk], points=200)
     played = [row[5] for row in rows]
     assert 190 <= len(rows) <= 201 and played == sorted(played)
@@ -247,23 +263,37 @@ def test_every_page_keeps_its_query_count_as_matches_grow() -> None:
     rng = random.Random(3)
     owner, bot, ladder = _bot_with_history(30, rng)
     tournament = tournaments.tournament_create(
-        name="cup", format="round_robin", bots=["random", "low", "heuristic", "montecarlo"],
-        table_size=4, hands_per_table=1,
-    )  # fmt: skip
+        name="cup",
+        format="round_robin",
+        bots=["random", "low", "heuristic", "montecarlo"],
+        table_size=4,
+        hands_per_table=1,
+    )
     tournaments.tournament_start(tournament_id=tournament.pk)
     match = tournament.matches.get()
     services.match_run(match_id=match.pk)
     pages = {
-        "home": "/", "ladder": f"/ladders/{ladder.pk}/", "bot": f"/bots/{bot.pk}/",
-        "match": f"/matches/{match.pk}/", "tournament": f"/tournaments/{tournament.pk}/",
-        "sign up": "/signup/", "log in": "/login/", "tournaments": "/tournaments/",
-        "bots": "/bots/?q=bot", "matches": f"/matches/?bot={bot.pk}&opponent=low&kind=ladder",
-        "matches, page 2": "/matches/?page=2", "built-in": "/bots/builtin/heuristic/",
+        "home": "/",
+        "ladder": f"/ladders/{ladder.pk}/",
+        "bot": f"/bots/{bot.pk}/",
+        "match": f"/matches/{match.pk}/",
+        "tournament": f"/tournaments/{tournament.pk}/",
+        "sign up": "/signup/",
+        "log in": "/login/",
+        "tournaments": "/tournaments/",
+        "bots": "/bots/?q=bot",
+        "matches": f"/matches/?bot={bot.pk}&opponent=low&kind=ladder",
+        "matches, page 2": "/matches/?page=2",
+        "built-in": "/bots/builtin/heuristic/",
         "guide": "/docs/bots/",
-    }  # fmt: skip
-    owned = {"bot (owner)": f"/bots/{bot.pk}/", "account": "/account/",
-             "new bot": "/bots/new/", "upload": f"/bots/{bot.pk}/upload/",
-             "challenge": "/challenges/new/"}  # fmt: skip
+    }
+    owned = {
+        "bot (owner)": f"/bots/{bot.pk}/",
+        "account": "/account/",
+        "new bot": "/bots/new/",
+        "upload": f"/bots/{bot.pk}/upload/",
+        "challenge": "/challenges/new/",
+    }
 
     def counts() -> dict[str, int]:
         found = {}
@@ -290,9 +320,11 @@ def test_indexes_are_paged_filtered_and_linked_from_every_page() -> None:
 
     owner, bot, ladder = _bot_with_history(60, random.Random(4))
     finished = tournaments.tournament_create(
-        name="Old cup", format="round_robin", bots=["random", "low", "heuristic", "montecarlo"],
+        name="Old cup",
+        format="round_robin",
+        bots=["random", "low", "heuristic", "montecarlo"],
         hands_per_table=1,
-    )  # fmt: skip
+    )
     Tournament.objects.filter(pk=finished.pk).update(status="finished")
     home = Client().get("/").content.decode()
     for index in ('href="/tournaments/"', 'href="/bots/"', 'href="/matches/"'):
@@ -312,12 +344,15 @@ def test_indexes_are_paged_filtered_and_linked_from_every_page() -> None:
     shown = re.findall(r'<a href="/matches/(\d+)/">', first)
     assert len(shown) == 25 and shown == sorted(shown, key=int, reverse=True)
     # scores beside each seat; opponents by built-in name narrow the list
-    assert re.search(r'ada-bot</a> \d', first)
+    assert re.search(r"ada-bot</a> \d", first)
     against = Client().get(f"/matches/?bot={bot.pk}&opponent=nobody-here").content.decode()
     assert "Page 1 of 3" in against  # an unknown opponent is no filter, not an error
     with_low = Client().get(f"/matches/?bot={bot.pk}&opponent=low").content.decode()
-    expected = set(Match.objects.filter(seats__version__bot=bot)
-                   .filter(seats__builtin="low").values_list("pk", flat=True))  # fmt: skip
+    expected = set(
+        Match.objects.filter(seats__version__bot=bot)
+        .filter(seats__builtin="low")
+        .values_list("pk", flat=True)
+    )
     shown_low = {int(pk) for pk in re.findall(r'<a href="/matches/(\d+)/">', with_low)}
     assert shown_low and shown_low <= expected and len(expected) < 60
 

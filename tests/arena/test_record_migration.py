@@ -25,9 +25,12 @@ def _stored_the_old_way(preset: str, players: int, played_under: dict[str, objec
     record = run_match(spec, seed=11, bots=["heuristic"] * players, hands=3).games[0].to_dict()
     old_spec = {"preset": preset, "players": players}
     match = services.match_create(
-        kind=Match.Kind.CHALLENGE, seats=[services.SeatSpec(builtin="low")] * players,
-        rules=old_spec, hands=3, seed=11,
-    )  # fmt: skip
+        kind=Match.Kind.CHALLENGE,
+        seats=[services.SeatSpec(builtin="low")] * players,
+        rules=old_spec,
+        hands=3,
+        seed=11,
+    )
     Match.objects.filter(pk=match.pk).update(
         status=Match.Status.FINISHED, record={**record, "rules": {**old_spec, "target": 10**9}}
     )
@@ -60,12 +63,18 @@ def test_an_old_record_replays_after_the_migration_as_it_was_played(
 
 def test_a_record_of_the_new_reading_is_left_alone() -> None:
     new = run_match("persian", seed=3, bots=["heuristic"] * 4, hands=3).games[0].to_dict()
-    match = services.match_create(kind=Match.Kind.CHALLENGE, rules="persian", hands=3, seed=3,
-                                  seats=[services.SeatSpec(builtin="low")] * 4)  # fmt: skip
+    match = services.match_create(
+        kind=Match.Kind.CHALLENGE,
+        rules="persian",
+        hands=3,
+        seed=3,
+        seats=[services.SeatSpec(builtin="low")] * 4,
+    )
     Match.objects.filter(pk=match.pk).update(status=Match.Status.FINISHED, record=new)
     # At five seats the old reading passed as the new one does: nothing to change.
-    five = _stored_the_old_way("persian", 5, {"direction": "clockwise",
-                                              "pass_cycle": ["left", "right"]})  # fmt: skip
+    five = _stored_the_old_way(
+        "persian", 5, {"direction": "clockwise", "pass_cycle": ["left", "right"]}
+    )
     assert verify(five.record)["valid"]
     before = five.record
 

@@ -32,7 +32,7 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 # A bot that looks for the platform's secrets wherever a bot could: its environment, its
 # init's, the files a runner host might hold, a database socket, the database port.
-LOOKER = b'''import os, socket, sys
+LOOKER = b"""import os, socket, sys
 from bots_sdk import Bot, lowest
 
 
@@ -61,7 +61,7 @@ class Looker(Bot):
 
     def play(self, view):
         return lowest(view.legal)
-'''
+"""
 
 
 def _runner_env(**extra: str) -> dict[str, str]:
@@ -88,8 +88,9 @@ def tiers(settings: Any) -> Iterator[tuple[Callable[..., Any], Callable[..., Any
         def runner(**extra: str) -> Any:
             name = f"runner-{uuid.uuid4().hex[:6]}@test"
             return stack.enter_context(
-                celery_worker(env=_runner_env(**extra), hostname=name, queues=["runner"],
-                              app="hearts_runner")  # fmt: skip
+                celery_worker(
+                    env=_runner_env(**extra), hostname=name, queues=["runner"], app="hearts_runner"
+                )
             )
 
         yield platform, runner
@@ -135,18 +136,25 @@ def test_a_runner_with_no_secrets_validates_and_plays_uploads(tiers: Any) -> Non
         assert not held, f"runner process {pid} holds {held}"
     client = _client("ada")
     bot = client.post("/api/bots/", {"name": "looker"}).json()["id"]
-    upload = client.post(f"/api/bots/{bot}/versions/",
-                         {"file": SimpleUploadedFile("bot.py", LOOKER)}, format="multipart")
+    upload = client.post(
+        f"/api/bots/{bot}/versions/",
+        {"file": SimpleUploadedFile("bot.py", LOOKER)},
+        format="multipart",
+    )
     assert upload.status_code == 201
     version = wait_until(lambda: _settled(client, bot), 120, "validation by the runner")
     assert version["status"] == "active", version["validation_log"]
     assert "LOOKED []" in version["validation_log"]
-    created = client.post("/api/matches/", {"seats": [bot, "low", "random", "heuristic"],
-                                            "hands": 1}, format="json")  # fmt: skip
+    created = client.post(
+        "/api/matches/", {"seats": [bot, "low", "random", "heuristic"], "hands": 1}, format="json"
+    )
     assert created.status_code == 201, created.json()
     match_id = created.json()["id"]
-    wait_until(lambda: Match.objects.filter(pk=match_id, status="finished").exists(), 120,
-               "the match played by the runner")  # fmt: skip
+    wait_until(
+        lambda: Match.objects.filter(pk=match_id, status="finished").exists(),
+        120,
+        "the match played by the runner",
+    )
     logs = client.get(f"/api/matches/{match_id}/logs/").json()
     assert "LOOKED []" in logs["seats"][0]["stderr"]
     health = APIClient().get("/api/health/").json()
@@ -158,8 +166,12 @@ def test_a_runner_refuses_to_start_with_the_platforms_secrets() -> None:
     env = {**_runner_env(), "SECRET_KEY": "x" * 50, "DATABASE_URL": "sqlite:///nowhere.db"}
     done = subprocess.run(
         [sys.executable, "-m", "hearts_runner", f"--hostname=refused-{uuid.uuid4().hex[:6]}@t"],
-        cwd=PROJECT_DIR, env=env, capture_output=True, text=True, timeout=120,
-    )  # fmt: skip
+        cwd=PROJECT_DIR,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert done.returncode != 0
     assert "refusing to run bots with DATABASE_URL, SECRET_KEY" in done.stdout + done.stderr
 
@@ -172,8 +184,11 @@ def test_without_a_sandbox_uploads_are_rejected_with_the_reason_and_health_is_re
     runner(BIDEL_SANDBOX="jail", BIDEL_UNSAFE_NO_SANDBOX="")
     client = _client("grace")
     bot = client.post("/api/bots/", {"name": "unlucky"}).json()["id"]
-    client.post(f"/api/bots/{bot}/versions/", {"file": SimpleUploadedFile("bot.py", LOOKER)},
-                format="multipart")  # fmt: skip
+    client.post(
+        f"/api/bots/{bot}/versions/",
+        {"file": SimpleUploadedFile("bot.py", LOOKER)},
+        format="multipart",
+    )
     version = wait_until(lambda: _settled(client, bot), 60, "the refusal")
     assert version["status"] == "rejected"
     assert "not validated: no runner could sandbox it" in version["validation_log"]
@@ -192,19 +207,31 @@ def test_a_runner_killed_mid_match_loses_nothing_and_the_match_is_stored_once(
     first = runner()
     entries = ladder.entries.order_by("pk")
     match = services.match_create(
-        kind=Match.Kind.LADDER, ladder=ladder, hands=6, rules="standard",
+        kind=Match.Kind.LADDER,
+        ladder=ladder,
+        hands=6,
+        rules="standard",
         seats=[services.SeatSpec(builtin=e.builtin, entry=e) for e in entries],
-    )  # fmt: skip
+    )
     wait_until(lambda: Match.objects.get(pk=match.pk).playing_since, 60, "a runner to begin")
     os.killpg(first.process.pid, signal.SIGKILL)  # the runner and its pool, mid-match
     first.process.wait(timeout=30)
     claims = {Match.objects.get(pk=match.pk).claim_token}
     runner()
-    wait_until(lambda: services.matches_reap() or Match.objects.get(pk=match.pk).status != "running"
-               or Match.objects.get(pk=match.pk).claim_token not in claims, 60,
-               "the lease to expire")  # fmt: skip
-    done = wait_until(lambda: Match.objects.filter(pk=match.pk, status="finished").first(), 300,
-                      "the match to finish on the second runner")  # fmt: skip
+    wait_until(
+        lambda: (
+            services.matches_reap()
+            or Match.objects.get(pk=match.pk).status != "running"
+            or Match.objects.get(pk=match.pk).claim_token not in claims
+        ),
+        60,
+        "the lease to expire",
+    )
+    done = wait_until(
+        lambda: Match.objects.filter(pk=match.pk, status="finished").first(),
+        300,
+        "the match to finish on the second runner",
+    )
     assert done.attempts >= 2 and done.claim_token not in claims
     assert verify(done.record)["valid"] and done.seats.exclude(rank=None).count() == 4
     assert done.live_elo_applied
@@ -216,9 +243,12 @@ def test_a_runner_killed_mid_match_loses_nothing_and_the_match_is_stored_once(
 
 
 def _claimed_match() -> Match:
-    match = services.match_create(kind=Match.Kind.CHALLENGE, hands=1, rules="standard",
-                                  seats=[services.SeatSpec(builtin=b) for b in
-                                         ("low", "random", "heuristic", "low")])  # fmt: skip
+    match = services.match_create(
+        kind=Match.Kind.CHALLENGE,
+        hands=1,
+        rules="standard",
+        seats=[services.SeatSpec(builtin=b) for b in ("low", "random", "heuristic", "low")],
+    )
     claimed = services.match_claim(match_id=match.pk, claim=jobs.new_claim())
     assert claimed is not None
     return claimed
@@ -252,8 +282,9 @@ def test_a_stale_claims_result_is_refused_after_the_match_was_claimed_again() ->
 def test_a_validation_no_runner_answers_ends_rejected_saying_so() -> None:
     owner = services.user_create(username="nobody", password="a long passphrase")
     bot = services.bot_create(owner=owner, name="waiting")
-    version = BotVersion.objects.create(bot=bot, number=1, filename="bot.py", code=LOOKER,
-                                        sha256="x")  # fmt: skip
+    version = BotVersion.objects.create(
+        bot=bot, number=1, filename="bot.py", code=LOOKER, sha256="x"
+    )
     claimed, job = jobs._version_claim(version.pk)
     assert job is not None and claimed.status == "validating"
     assert jobs.versions_expire() == 0  # not yet

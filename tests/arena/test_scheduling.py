@@ -120,6 +120,9 @@ def test_a_repeat_that_never_fires_is_refused_at_creation() -> None:
     from arena.tournaments import tournament_create
 
     with pytest.raises(ValidationError, match="never fires"):
-        tournament_create(name="Never", format="round_robin",
-                          bots=["random", "low", "heuristic", "montecarlo"],
-                          repeat="0 0 30 2 *")  # fmt: skip
+        tournament_create(
+            name="Never",
+            format="round_robin",
+            bots=["random", "low", "heuristic", "montecarlo"],
+            repeat="0 0 30 2 *",
+        )

@@ -63,20 +63,38 @@ def test_every_read_answers_with_real_data_as_its_schema_says() -> None:
     owner = services.user_create(username="reader", password="a long passphrase")
     token, _ = Token.objects.get_or_create(user=owner)
     bot = services.bot_create(owner=owner, name="reader-bot")
-    BotVersion.objects.create(bot=bot, number=1, filename="bot.py", code=b"x = 1\n",
-                              sha256="0" * 64, status="active", validation_log="ok")  # fmt: skip
-    match = services.match_create(kind="challenge", hands=1, seed=3, requested_by=owner, seats=[
-        services.SeatSpec(builtin=n) for n in ("low", "random", "heuristic", "low")])  # fmt: skip
+    BotVersion.objects.create(
+        bot=bot,
+        number=1,
+        filename="bot.py",
+        code=b"x = 1\n",
+        sha256="0" * 64,
+        status="active",
+        validation_log="ok",
+    )
+    match = services.match_create(
+        kind="challenge",
+        hands=1,
+        seed=3,
+        requested_by=owner,
+        seats=[services.SeatSpec(builtin=n) for n in ("low", "random", "heuristic", "low")],
+    )
     services.match_run(match_id=match.pk)
     cup = tournaments.tournament_create(
-        name="cup", format="round_robin", hands_per_table=1,
+        name="cup",
+        format="round_robin",
+        hands_per_table=1,
         bots=["random", "low", "heuristic", "montecarlo"],
-    )  # fmt: skip
+    )
     tournaments.tournament_start(tournament_id=cup.pk)
     ladder = Ladder.objects.get(name="standard")
     services.ratings_recompute(ladder=ladder)
-    ids = {"/api/bots/": bot.pk, "/api/matches/": match.pk, "/api/tournaments/": cup.pk,
-           "/api/ladders/": ladder.pk}  # fmt: skip
+    ids = {
+        "/api/bots/": bot.pk,
+        "/api/matches/": match.pk,
+        "/api/tournaments/": cup.pk,
+        "/api/ladders/": ladder.pk,
+    }
     checked = []
     for result in schema.get_all_operations():
         operation = result.ok()

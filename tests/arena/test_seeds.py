@@ -28,9 +28,13 @@ GOOD = (
 
 def _started(**options: Any) -> Any:
     tournament = tournaments.tournament_create(
-        name="cup", format="round_robin", bots=BUILTINS, table_size=4, hands_per_table=1,
+        name="cup",
+        format="round_robin",
+        bots=BUILTINS,
+        table_size=4,
+        hands_per_table=1,
         **options,
-    )  # fmt: skip
+    )
     tournaments.tournament_start(tournament_id=tournament.pk)
     return tournament
 
@@ -102,8 +106,12 @@ def test_a_match_hides_its_seed_until_it_is_finished() -> None:
         assert detail.json()["seed"] == next(
             m["seed"] for m in listed.json()["results"] if m["id"] == match.pk
         )
-        return [detail.content.decode(), listed.content.decode(), page.content.decode(),
-                home.content.decode()]  # fmt: skip
+        return [
+            detail.content.decode(),
+            listed.content.decode(),
+            page.content.decode(),
+            home.content.decode(),
+        ]
 
     assert api.get(f"/api/matches/{match.pk}/").json()["seed"] is None
     assert not any(str(match.seed) in text for text in shown())  # queued

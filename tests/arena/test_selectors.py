@@ -38,15 +38,29 @@ def test_every_door_applies_the_one_rule() -> None:
     # validation log and the stderr; nobody else does, staff included.
     owner, other, staff = _people()
     bot = services.bot_create(owner=owner, name="ada-bot")
-    version = BotVersion.objects.create(bot=bot, number=1, filename="bot.py", code=b"x = 1\n",
-                                        sha256="0" * 64, status=BotVersion.Status.ACTIVE,
-                                        validation_log="validated fine")  # fmt: skip
+    version = BotVersion.objects.create(
+        bot=bot,
+        number=1,
+        filename="bot.py",
+        code=b"x = 1\n",
+        sha256="0" * 64,
+        status=BotVersion.Status.ACTIVE,
+        validation_log="validated fine",
+    )
     ladder = Ladder.objects.get(name="standard")
     entry = LadderEntry.objects.create(ladder=ladder, bot=bot)
-    match = Match.objects.create(kind=Match.Kind.LADDER, status=Match.Status.FINISHED,
-                                 ladder=ladder, seed=1)  # fmt: skip
-    MatchSeat.objects.create(match=match, seat=0, entry=entry, version=version, rank=0,
-                             score=0, stderr="secret thoughts\n")  # fmt: skip
+    match = Match.objects.create(
+        kind=Match.Kind.LADDER, status=Match.Status.FINISHED, ladder=ladder, seed=1
+    )
+    MatchSeat.objects.create(
+        match=match,
+        seat=0,
+        entry=entry,
+        version=version,
+        rank=0,
+        score=0,
+        stderr="secret thoughts\n",
+    )
     for seat, name in enumerate(["low", "random", "heuristic"], 1):
         MatchSeat.objects.create(match=match, seat=seat, builtin=name, rank=seat, score=seat)
 
@@ -73,8 +87,12 @@ def test_every_door_applies_the_one_rule() -> None:
 def test_lookups_of_what_a_url_names_are_404s() -> None:
     from django.http import Http404
 
-    for lookup in (selectors.bot_get, selectors.ladder_get, selectors.match_get,
-                   selectors.tournament_get):  # fmt: skip
+    for lookup in (
+        selectors.bot_get,
+        selectors.ladder_get,
+        selectors.match_get,
+        selectors.tournament_get,
+    ):
         with pytest.raises(Http404):
             lookup(999_999)
     assert selectors.ladder_named("nowhere") is None

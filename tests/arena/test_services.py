@@ -285,8 +285,9 @@ def _numpy_bot_zip() -> bytes:
 
 def test_a_bot_importing_numpy_validates_and_plays(owner) -> None:  # type: ignore[no-untyped-def]
     bot = services.bot_create(owner=owner, name="numeric")
-    version = services.version_upload(bot=bot, user=owner, filename="numeric.zip",
-                                      data=_numpy_bot_zip())  # fmt: skip
+    version = services.version_upload(
+        bot=bot, user=owner, filename="numeric.zip", data=_numpy_bot_zip()
+    )
     validated = services.version_validate(version_id=version.pk)
     assert validated.status == BotVersion.Status.ACTIVE, validated.validation_log
     match = services.match_create(
@@ -314,8 +315,9 @@ def test_the_trained_example_uploads_validates_and_plays(owner) -> None:  # type
         for name in ("bot.py", "weights.npz"):
             out.write(example / name, name)
     bot = services.bot_create(owner=owner, name="learned")
-    version = services.version_upload(bot=bot, user=owner, filename="learned.zip",
-                                      data=archive.getvalue())  # fmt: skip
+    version = services.version_upload(
+        bot=bot, user=owner, filename="learned.zip", data=archive.getvalue()
+    )
     validated = services.version_validate(version_id=version.pk)
     assert validated.status == BotVersion.Status.ACTIVE, validated.validation_log
     assert "entered the ladder(s): standard" in validated.validation_log

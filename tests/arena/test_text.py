@@ -120,13 +120,28 @@ def world(db: None) -> dict[str, Any]:
 
 def _dirty_result(match: Match) -> dict[str, Any]:
     """A real game record, with what a hostile bot could have put in its seat's extras."""
-    result = run_match(match.rules, seed=match.seed, bots=["low", "random", "heuristic", "low"],
-                       hands=match.hands).games[0].to_dict()  # fmt: skip
+    result = (
+        run_match(
+            match.rules,
+            seed=match.seed,
+            bots=["low", "random", "heuristic", "low"],
+            hands=match.hands,
+        )
+        .games[0]
+        .to_dict()
+    )
     seat = result["seats"][0]
     seat["bot"] = f"evil {DIRT}"
     seat["stderr"] = f"line one\n{DIRT}\n" * 3
-    seat["faults"].append({"class": "crash", "detail": f"ValueError: {DIRT}",
-                           "decision": "pass", "hand": 0, "play": None})  # fmt: skip
+    seat["faults"].append(
+        {
+            "class": "crash",
+            "detail": f"ValueError: {DIRT}",
+            "decision": "pass",
+            "hand": 0,
+            "play": None,
+        }
+    )
     seat[f"extra{DIRT}"] = {DIRT: [DIRT]}
     return result
 
@@ -138,10 +153,14 @@ def _every_view_answers(client: Client, api: APIClient, match: Match, world: dic
         assert response.status_code == 200, url
         assert "\x00" not in response.content.decode()
     for url in (
-        "/api/matches/", f"/api/matches/{match.pk}/", f"/api/matches/{match.pk}/record/",
-        f"/api/bots/{bot.pk}/", f"/api/bots/{bot.pk}/versions/", f"/api/ladders/{ladder.pk}/",
+        "/api/matches/",
+        f"/api/matches/{match.pk}/",
+        f"/api/matches/{match.pk}/record/",
+        f"/api/bots/{bot.pk}/",
+        f"/api/bots/{bot.pk}/versions/",
+        f"/api/ladders/{ladder.pk}/",
         f"/api/ladders/{ladder.pk}/rankings/",
-    ):  # fmt: skip
+    ):
         response = api.get(url)
         assert response.status_code == 200, url
         response.json()  # valid JSON, UTF-8

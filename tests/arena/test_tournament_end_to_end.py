@@ -27,8 +27,12 @@ from tests.support import celery_beat, celery_worker, purge_queues, requires_red
 pytestmark = pytest.mark.django_db(transaction=True)
 
 BUILTINS = ["random", "low", "heuristic", "montecarlo"]
-FAST = {"TOURNAMENT_TICK_SECONDS": "1", "REAP_SECONDS": "1", "MATCH_LEASE_SECONDS": "4",
-        "MATCH_RESEND_SECONDS": "4"}  # fmt: skip
+FAST = {
+    "TOURNAMENT_TICK_SECONDS": "1",
+    "REAP_SECONDS": "1",
+    "MATCH_LEASE_SECONDS": "4",
+    "MATCH_RESEND_SECONDS": "4",
+}
 
 
 @pytest.fixture
@@ -81,9 +85,14 @@ def _consistent(tournament: Tournament) -> None:
 
 def test_a_scheduled_tournament_starts_plays_and_finishes_by_itself(processes: Any) -> None:
     tournament = tournaments.tournament_create(
-        name="unattended", format="round_robin", bots=BUILTINS, table_size=3, hands_per_table=1,
-        duplicate=True, starts_at=timezone.now() + timedelta(seconds=3),
-    )  # fmt: skip
+        name="unattended",
+        format="round_robin",
+        bots=BUILTINS,
+        table_size=3,
+        hands_per_table=1,
+        duplicate=True,
+        starts_at=timezone.now() + timedelta(seconds=3),
+    )
     processes.worker()
     processes.beat()
     wait_until(
@@ -107,11 +116,27 @@ def _restart_redis() -> None:
     os.makedirs("/var/lib/redis", exist_ok=True)
     os.makedirs("/var/log/redis", exist_ok=True)
     subprocess.run(
-        ["redis-server", "--daemonize", "yes", "--bind", "127.0.0.1", "-::1", "--port", "6379",
-         "--save", "", "--appendonly", "no", "--dir", "/var/lib/redis",
-         "--logfile", "/var/log/redis/ci.log"],
-        check=True, timeout=30,
-    )  # fmt: skip
+        [
+            "redis-server",
+            "--daemonize",
+            "yes",
+            "--bind",
+            "127.0.0.1",
+            "-::1",
+            "--port",
+            "6379",
+            "--save",
+            "",
+            "--appendonly",
+            "no",
+            "--dir",
+            "/var/lib/redis",
+            "--logfile",
+            "/var/log/redis/ci.log",
+        ],
+        check=True,
+        timeout=30,
+    )
 
     def answers() -> bool:
         ping = ["redis-cli", "-u", django_settings.REDIS_URL, "ping"]
@@ -126,9 +151,15 @@ def _restart_redis() -> None:
 )
 def test_a_killed_worker_and_a_restarted_redis_lose_nothing(processes: Any) -> None:
     tournament = tournaments.tournament_create(
-        name="storm", format="round_robin", bots=BUILTINS, table_size=4, hands_per_table=3,
-        duplicate=True, games_per_table=3, starts_at=timezone.now(),
-    )  # fmt: skip
+        name="storm",
+        format="round_robin",
+        bots=BUILTINS,
+        table_size=4,
+        hands_per_table=3,
+        duplicate=True,
+        games_per_table=3,
+        starts_at=timezone.now(),
+    )
     doomed = processes.worker()
     processes.worker()
     processes.beat()

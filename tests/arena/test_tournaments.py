@@ -44,9 +44,12 @@ def _standings_from_records(tournament: Tournament) -> dict[str, float]:
 
 def test_round_robin_plays_all_rounds_and_standings_match_the_records() -> None:
     tournament = tournaments.tournament_create(
-        name="rr", format="round_robin", bots=BUILTINS, table_size=3,
+        name="rr",
+        format="round_robin",
+        bots=BUILTINS,
+        table_size=3,
         hands_per_table=2,
-    )  # fmt: skip
+    )
     assert tournament.rules == {"preset": "standard", "players": 3}
     tournaments.tournament_start(tournament_id=tournament.pk)
     tournament.refresh_from_db()
@@ -67,9 +70,13 @@ def test_round_robin_plays_all_rounds_and_standings_match_the_records() -> None:
 
 def test_duplicate_tables_replay_the_same_deals_in_every_rotation() -> None:
     tournament = tournaments.tournament_create(
-        name="dup", format="round_robin", bots=BUILTINS, table_size=4, hands_per_table=2,
+        name="dup",
+        format="round_robin",
+        bots=BUILTINS,
+        table_size=4,
+        hands_per_table=2,
         duplicate=True,
-    )  # fmt: skip
+    )
     tournaments.tournament_start(tournament_id=tournament.pk)
     finished = _play_out(tournament)
     by_table: dict[tuple[int, int], list[Match]] = {}
@@ -109,8 +116,13 @@ def uploaded(settings) -> list[int]:  # type: ignore[no-untyped-def]
 def test_swiss_rounds_advance_and_cancel_stops_scheduling(uploaded: list[int]) -> None:
     field = [*BUILTINS, *uploaded]
     tournament = tournaments.tournament_create(
-        name="swiss", format="swiss", bots=field, table_size=3, hands_per_table=1, rounds=3,
-    )  # fmt: skip
+        name="swiss",
+        format="swiss",
+        bots=field,
+        table_size=3,
+        hands_per_table=1,
+        rounds=3,
+    )
     tournaments.tournament_start(tournament_id=tournament.pk)
     finished = _play_out(tournament)
     assert finished.current_round == 3 and finished.matches.count() == 6  # 2 tables a round
@@ -136,9 +148,14 @@ def test_swiss_rounds_advance_and_cancel_stops_scheduling(uploaded: list[int]) -
 def test_scheduled_start_and_the_next_edition() -> None:
     soon = timezone.now() - timedelta(seconds=1)
     tournament = tournaments.tournament_create(
-        name="weekly", format="round_robin", bots=BUILTINS, table_size=4, hands_per_table=1,
-        starts_at=soon, repeat="0 18 * * 0",
-    )  # fmt: skip
+        name="weekly",
+        format="round_robin",
+        bots=BUILTINS,
+        table_size=4,
+        hands_per_table=1,
+        starts_at=soon,
+        repeat="0 18 * * 0",
+    )
     assert tournaments.tournaments_tick()["started"] == 1
     tournament.refresh_from_db()
     assert tournament.status == "running"
@@ -172,10 +189,13 @@ def test_bad_tournaments_are_refused() -> None:
 
 def test_match_test_stops_itself_with_the_right_verdict() -> None:
     tournament = tournaments.tournament_create(
-        name="mc vs heuristic", format="match_test", bots=["heuristic", "montecarlo"],
-        hands_per_table=4, games_per_table=2,
+        name="mc vs heuristic",
+        format="match_test",
+        bots=["heuristic", "montecarlo"],
+        hands_per_table=4,
+        games_per_table=2,
         params={"elo0": 0, "elo1": 100, "alpha": 0.05, "beta": 0.05, "max_deals": 400},
-    )  # fmt: skip
+    )
     tournaments.tournament_start(tournament_id=tournament.pk)
     finished = _play_out(tournament)
     assert finished.verdict == "H1", selectors.match_test_result(finished)
@@ -199,14 +219,20 @@ def test_five_bots_at_tables_of_four_all_play_equally_often(settings) -> None:  
     settings.BIDEL_UNSAFE_NO_SANDBOX = True  # our own bot, unsandboxed: this is about rounds
     owner = services.user_create(username="ada", password="a long passphrase")
     bot = services.bot_create(owner=owner, name="ada-bot")
-    code = b"from bots_sdk import Bot\n\nclass B(Bot):\n    def play(self, view):\n" \
-        b"        return view.legal[0]\n\n    def pass_cards(self, view):\n" \
+    code = (
+        b"from bots_sdk import Bot\n\nclass B(Bot):\n    def play(self, view):\n"
+        b"        return view.legal[0]\n\n    def pass_cards(self, view):\n"
         b"        return view.hand[:3]\n"
-    BotVersion.objects.create(bot=bot, number=1, filename="bot.py", code=code,
-                              sha256="0" * 64, status="active")  # fmt: skip
+    )
+    BotVersion.objects.create(
+        bot=bot, number=1, filename="bot.py", code=code, sha256="0" * 64, status="active"
+    )
     tournament = tournaments.tournament_create(
-        name="five", format="round_robin", bots=[*BUILTINS, bot.pk], hands_per_table=1,
-    )  # fmt: skip
+        name="five",
+        format="round_robin",
+        bots=[*BUILTINS, bot.pk],
+        hands_per_table=1,
+    )
     assert tournament.entries.count() == 5
     tournaments.tournament_start(tournament_id=tournament.pk)
     finished = _play_out(tournament)
@@ -218,13 +244,15 @@ def test_settings_a_format_does_not_take_are_refused_with_the_field() -> None:
     from django.core.exceptions import ValidationError
 
     with pytest.raises(ValidationError) as refused:
-        tournaments.tournament_create(name="rr", format="round_robin", bots=BUILTINS,
-                                      params={"elo1": 50})  # fmt: skip
+        tournaments.tournament_create(
+            name="rr", format="round_robin", bots=BUILTINS, params={"elo1": 50}
+        )
     assert "params" in refused.value.message_dict
     for params in ({"elo1": "lots"}, {"alpha": 0.7}, {"max_deals": 0}, {"speed": 1}):
         with pytest.raises(ValidationError) as refused:
-            tournaments.tournament_create(name="mt", format="match_test",
-                                          bots=["low", "heuristic"], params=params)  # fmt: skip
+            tournaments.tournament_create(
+                name="mt", format="match_test", bots=["low", "heuristic"], params=params
+            )
         assert "params" in refused.value.message_dict
     assert not Tournament.objects.exists()
 
@@ -232,10 +260,12 @@ def test_settings_a_format_does_not_take_are_refused_with_the_field() -> None:
 def test_a_tournament_that_cannot_advance_ends_failed_with_the_reason_and_the_tick_goes_on(
     client,  # type: ignore[no-untyped-def]
 ) -> None:
-    broken = tournaments.tournament_create(name="broken", format="round_robin", bots=BUILTINS,
-                                           hands_per_table=1)  # fmt: skip
-    healthy = tournaments.tournament_create(name="healthy", format="round_robin",
-                                            bots=BUILTINS, hands_per_table=1)  # fmt: skip
+    broken = tournaments.tournament_create(
+        name="broken", format="round_robin", bots=BUILTINS, hands_per_table=1
+    )
+    healthy = tournaments.tournament_create(
+        name="healthy", format="round_robin", bots=BUILTINS, hands_per_table=1
+    )
     for t in (broken, healthy):
         tournaments.tournament_start(tournament_id=t.pk)
     broken.refresh_from_db()
@@ -262,9 +292,12 @@ def test_tables_of_another_size_keep_every_rule_chosen() -> None:
     from engine.rules import RuleSet
 
     tournament = tournaments.tournament_create(
-        name="three", format="round_robin", table_size=3, bots=BUILTINS,
+        name="three",
+        format="round_robin",
+        table_size=3,
+        bots=BUILTINS,
         rules={"preset": "standard", "target": 50, "jd_bonus": -10},
-    )  # fmt: skip
+    )
     rules = RuleSet.from_spec(tournament.rules)
     assert (rules.players, rules.target, rules.jd_bonus) == (3, 50, -10)
     assert tournament.rules == {"preset": "standard", "players": 3, "target": 50, "jd_bonus": -10}

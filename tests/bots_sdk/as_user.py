@@ -40,8 +40,9 @@ def _open_the_way(target: Path) -> None:
     hold = tempfile.mkdtemp(prefix="bidel-hold-")
     mount = ["mount", "--bind", str(blocked), hold]
     subprocess.run(mount, check=True)
-    subprocess.run(["mount", "-t", "tmpfs", "-o", "mode=755", "bidel-walk", str(blocked)],
-                   check=True)  # fmt: skip
+    subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", "mode=755", "bidel-walk", str(blocked)], check=True
+    )
     child.mkdir()
     subprocess.run(["mount", "--bind", f"{hold}/{child.name}", str(child)], check=True)
 

@@ -16,9 +16,13 @@ from tests.support import PROJECT_DIR
 
 def _sdk(*args: str, cwd: Path = PROJECT_DIR) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "bots_sdk", *args], cwd=cwd, capture_output=True, text=True,
-        timeout=600, env={"PYTHONPATH": str(PROJECT_DIR), "PATH": "/usr/bin:/bin"},
-    )  # fmt: skip
+        [sys.executable, "-m", "bots_sdk", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env={"PYTHONPATH": str(PROJECT_DIR), "PATH": "/usr/bin:/bin"},
+    )
 
 
 def _summary(*args: str) -> dict[str, Any]:
@@ -56,9 +60,18 @@ def test_heuristic_beats_random_and_low(strong: str, weak: str, seed: int) -> No
 
 def test_montecarlo_beats_heuristic() -> None:
     summary = _summary(
-        "montecarlo", "heuristic", "heuristic", "heuristic", "--hands", "50", "--duplicate",
-        "--seed", "31", "--jobs", "2",
-    )  # fmt: skip
+        "montecarlo",
+        "heuristic",
+        "heuristic",
+        "heuristic",
+        "--hands",
+        "50",
+        "--duplicate",
+        "--seed",
+        "31",
+        "--jobs",
+        "2",
+    )
     difference, (low, high) = _difference(summary, "montecarlo", "heuristic")
     assert difference < 0 and high < 0, summary["comparisons"]
 
@@ -69,9 +82,17 @@ def test_table_new_and_replay(tmp_path: Path) -> None:
     assert _sdk("new", "my_bot", cwd=tmp_path).returncode == 2  # never overwrites
     record = tmp_path / "match.json"
     played = _sdk(
-        "play", str(tmp_path / "my_bot.py"), "random", "low", "heuristic", "--hands", "2",
-        "--unsafe-no-sandbox", "--record", str(record),
-    )  # fmt: skip
+        "play",
+        str(tmp_path / "my_bot.py"),
+        "random",
+        "low",
+        "heuristic",
+        "--hands",
+        "2",
+        "--unsafe-no-sandbox",
+        "--record",
+        str(record),
+    )
     assert played.returncode == 0, played.stderr
     assert "pts/hand" in played.stdout and "my_bot.py" in played.stdout
     assert "2/2" not in played.stdout and "1/1 games" in played.stderr  # progress on stderr
@@ -120,8 +141,9 @@ def test_a_bot_that_cannot_load_is_refused_before_play(
 ) -> None:
     for name, text in BOTS.items():
         (tmp_path / name).write_text(text)
-    done = _sdk("play", bot, "low", "low", "low", "--hands", "1", "--unsafe-no-sandbox",
-                cwd=tmp_path)  # fmt: skip
+    done = _sdk(
+        "play", bot, "low", "low", "low", "--hands", "1", "--unsafe-no-sandbox", cwd=tmp_path
+    )
     assert done.returncode == 2, done.stderr
     assert done.stderr.startswith(f"bots_sdk: {bot}: ") and words in done.stderr, done.stderr
     assert "games" not in done.stderr and done.stdout == ""  # nothing was played
@@ -139,9 +161,11 @@ def test_a_bot_that_raises_in_play_shows_its_traceback_and_exits_1(tmp_path: Pat
     argv = ("play", "raises.py", "low", "low", "low", "--hands", "1", "--unsafe-no-sandbox")
     done = _sdk(*argv, cwd=tmp_path)
     assert done.returncode == 1, done.stderr
-    assert "raises.py: 1 fault(s); the first, crash (hand 1, play): ValueError: my own bug at 9" \
-        in done.stderr  # fmt: skip
-    assert '  |   File "' in done.stderr and "raises.py\", line 9, in play" in done.stderr
+    assert (
+        "raises.py: 1 fault(s); the first, crash (hand 1, play): ValueError: my own bug at 9"
+        in done.stderr
+    )
+    assert '  |   File "' in done.stderr and 'raises.py", line 9, in play' in done.stderr
     assert "  | ValueError: my own bug at 9" in done.stderr and "host.py" not in done.stderr
     assert "pts/hand" in done.stdout  # the match was played and summarised
     assert _sdk(*argv, "--allow-faults", cwd=tmp_path).returncode == 0
@@ -162,8 +186,9 @@ def test_new_takes_a_name_or_a_path_and_refuses_bad_names(tmp_path: Path) -> Non
 
 def test_replay_names_the_seats_counts_from_1_and_refuses_bad_input(tmp_path: Path) -> None:
     record = tmp_path / "match.json"
-    played = _sdk("play", "heuristic", "random", "low", "random", "--hands", "2", "--record",
-                  str(record))  # fmt: skip
+    played = _sdk(
+        "play", "heuristic", "random", "low", "random", "--hands", "2", "--record", str(record)
+    )
     assert played.returncode == 0, played.stderr
     shown = _sdk("replay", str(record))
     assert shown.returncode == 0, shown.stderr
@@ -185,18 +210,39 @@ def test_replay_names_the_seats_counts_from_1_and_refuses_bad_input(tmp_path: Pa
 
 def test_engine_verify_accepts_what_play_record_writes(tmp_path: Path) -> None:
     record = tmp_path / "match.json"
-    assert _sdk("play", "low", "random", "low", "random", "--hands", "2", "--duplicate",
-                "--record", str(record)).returncode == 0  # fmt: skip
-    verified = subprocess.run([sys.executable, "-m", "engine", "verify", str(record)],
-                              cwd=PROJECT_DIR, capture_output=True, text=True)  # fmt: skip
+    assert (
+        _sdk(
+            "play",
+            "low",
+            "random",
+            "low",
+            "random",
+            "--hands",
+            "2",
+            "--duplicate",
+            "--record",
+            str(record),
+        ).returncode
+        == 0
+    )
+    verified = subprocess.run(
+        [sys.executable, "-m", "engine", "verify", str(record)],
+        cwd=PROJECT_DIR,
+        capture_output=True,
+        text=True,
+    )
     result = json.loads(verified.stdout)
     assert verified.returncode == 0 and result["valid"] is True, result
     assert len(result["games"]) == 4 and all(game["valid"] for game in result["games"])
     data = json.loads(record.read_text())
     data["games"][2]["hands"][0]["plays"][0] = "QS"  # one game tampered with
     record.write_text(json.dumps(data))
-    tampered = subprocess.run([sys.executable, "-m", "engine", "verify", str(record)],
-                              cwd=PROJECT_DIR, capture_output=True, text=True)  # fmt: skip
+    tampered = subprocess.run(
+        [sys.executable, "-m", "engine", "verify", str(record)],
+        cwd=PROJECT_DIR,
+        capture_output=True,
+        text=True,
+    )
     assert tampered.returncode == 1 and json.loads(tampered.stdout)["error"].startswith("game 3:")
 
 

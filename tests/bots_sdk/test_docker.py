@@ -128,14 +128,30 @@ def test_the_sandbox_suite_passes_on_an_engine_reached_only_through_docker_host(
     if problem:
         pytest.skip(f"no Docker engine to test the Docker backend on: {problem}")
     env = {
-        **os.environ, "DOCKER_HOST": engine_over_tcp, "BIDEL_DOCKER_SUITE": "1",
-        "BIDEL_SANDBOX": "docker", "PYTHONDONTWRITEBYTECODE": "1",
-    }  # fmt: skip
+        **os.environ,
+        "DOCKER_HOST": engine_over_tcp,
+        "BIDEL_DOCKER_SUITE": "1",
+        "BIDEL_SANDBOX": "docker",
+        "PYTHONDONTWRITEBYTECODE": "1",
+    }
     done = subprocess.run(
-        ["unshare", "--mount", "--propagation", "private", "sh", "-c", _ISOLATED, "sh",
-         str(PROJECT), sys.executable],
-        env=env, capture_output=True, text=True, timeout=1700,
-    )  # fmt: skip
+        [
+            "unshare",
+            "--mount",
+            "--propagation",
+            "private",
+            "sh",
+            "-c",
+            _ISOLATED,
+            "sh",
+            str(PROJECT),
+            sys.executable,
+        ],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=1700,
+    )
     out = done.stdout[-6000:] + done.stderr[-3000:]
     assert done.returncode == 0, out
     assert "built bidel-bot:latest" in done.stdout and "on http://127.0.0.1:" in done.stdout, out

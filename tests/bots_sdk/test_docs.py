@@ -58,7 +58,21 @@ def test_the_guides_bot_and_its_simulation_play_without_a_fault(tmp_path: Path) 
         + textwrap.indent(simulation, "    ")
     )
     for name in ("my_bot.py", "sim_bot.py"):
-        done = _run([sys.executable, "-m", "bots_sdk", "play", name, "low", "random", "heuristic",
-                     "--hands", "1", "--unsafe-no-sandbox"], tmp_path)  # fmt: skip
+        done = _run(
+            [
+                sys.executable,
+                "-m",
+                "bots_sdk",
+                "play",
+                name,
+                "low",
+                "random",
+                "heuristic",
+                "--hands",
+                "1",
+                "--unsafe-no-sandbox",
+            ],
+            tmp_path,
+        )
         assert done.returncode == 0, (name, done.stderr[-2000:])  # (a fault would exit 1)
         assert "pts/hand" in done.stdout

@@ -21,8 +21,15 @@ LOW_BOT = (
 
 
 def _job(*seats: Participant, **overrides: object) -> Job:
-    fields: dict = {"kind": "match", "ref": 7, "claim": "claim-7", "rules": "standard",
-                    "seed": 11, "hands": 1, "seats": seats}  # fmt: skip
+    fields: dict = {
+        "kind": "match",
+        "ref": 7,
+        "claim": "claim-7",
+        "rules": "standard",
+        "seed": 11,
+        "hands": 1,
+        "seats": seats,
+    }
     fields.update(overrides)
     return Job(**fields)
 
@@ -39,13 +46,20 @@ def test_a_job_round_trips_through_json_with_its_code() -> None:
         ({"version": 99}, "not a version 1 job"),
         ("a string", "not a version 1 job"),
         ({"version": 1, "kind": "match"}, "malformed job"),
-        ({**_job(Participant.of_builtin("low")).to_dict(), "seats": [{"builtin": "godlike"}]},
-         "no built-in bot 'godlike'"),
-        ({**_job(Participant.of_builtin("low")).to_dict(), "seats": [{"filename": "a.py",
-          "code": "!!!", "sha256": "0"}]}, "code is malformed"),
+        (
+            {**_job(Participant.of_builtin("low")).to_dict(), "seats": [{"builtin": "godlike"}]},
+            "no built-in bot 'godlike'",
+        ),
+        (
+            {
+                **_job(Participant.of_builtin("low")).to_dict(),
+                "seats": [{"filename": "a.py", "code": "!!!", "sha256": "0"}],
+            },
+            "code is malformed",
+        ),
         ({**_job(Participant.of_builtin("low")).to_dict(), "seed": "lots"}, "malformed job"),
     ],
-)  # fmt: skip
+)
 def test_a_malformed_job_is_refused_with_a_reason(data: object, message: str) -> None:
     with pytest.raises(JobError, match=message):
         Job.from_dict(data)
@@ -75,8 +89,12 @@ def test_a_sandboxed_job_plays_and_returns_the_record_with_its_claim() -> None:
     if problem:
         pytest.skip(f"no bubblewrap sandbox here: {problem}")
     crash = (HOSTILE / "crash.py").read_bytes()
-    job = _job(Participant.from_code("mine.py", LOW_BOT), Participant.from_code("crash.py", crash),
-               Participant.of_builtin("random"), Participant.of_builtin("heuristic"))  # fmt: skip
+    job = _job(
+        Participant.from_code("mine.py", LOW_BOT),
+        Participant.from_code("crash.py", crash),
+        Participant.of_builtin("random"),
+        Participant.of_builtin("heuristic"),
+    )
     result = run_job(Job.from_dict(job.to_dict()), runner="r1")
     assert result.ok, result.error
     assert result.claim == "claim-7" and result.runner == "r1"

@@ -313,9 +313,13 @@ def test_the_example_bot_plays_a_match_without_a_fault() -> None:
 def test_the_example_bot_beats_random_in_duplicate() -> None:
     bot = str(EXAMPLE)
     result = run_match(
-        "standard", 2024, [bot, "random", "random", "random"], hands=30, duplicate=True,
+        "standard",
+        2024,
+        [bot, "random", "random", "random"],
+        hands=30,
+        duplicate=True,
         unsafe=True,
-    )  # fmt: skip
+    )
     summary = summarize(result)
     assert all(sum(b["faults"].values()) == 0 for b in summary["bots"])
     pair = summary["comparisons"][0]

@@ -162,8 +162,13 @@ def test_every_message_the_referee_sends_is_read_by_the_host() -> None:
         rules = RuleSet.from_preset(preset)
         state = GameState(rules, seed=3)
         rng = random.Random(3)
-        hello = {"type": "hello", "protocol": 1, "seat": 0, "seed": 2**64 - 1,
-                 "rules": rules.to_spec()}  # fmt: skip
+        hello = {
+            "type": "hello",
+            "protocol": 1,
+            "seat": 0,
+            "seed": 2**64 - 1,
+            "rules": rules.to_spec(),
+        }
         assert decode(encode(hello)) == hello
         number = 0
         while state.phase not in (Phase.GAME_OVER, Phase.HAND_OVER):

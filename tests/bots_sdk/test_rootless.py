@@ -29,7 +29,7 @@ pytestmark = [
     ),
 ]
 
-PROBE = '''
+PROBE = """
 import ctypes, errno, os, socket
 from pathlib import Path
 
@@ -86,21 +86,29 @@ class Probe(Bot):
 
     def pass_cards(self, view):
         return list(view.hand[: view.rules.pass_count])
-'''
+"""
 
 
 def _as_user(tmp_path: Path, *args: str, no_user_namespaces: bool = False):
     tmp_path.chmod(0o777)
     flags = ["--no-user-namespaces"] if no_user_namespaces else []
-    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(tmp_path),
-           "BIDEL_PROBE_SECRET": "1", "PYTHONPATH": str(PROJECT_DIR)}  # fmt: skip
+    env = {
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "HOME": str(tmp_path),
+        "BIDEL_PROBE_SECRET": "1",
+        "PYTHONPATH": str(PROJECT_DIR),
+    }
     # The command a bot author types: the installed `bidel` (python -m bots_sdk where absent).
     bidel = Path(sys.executable).with_name("bidel")
     command = [str(bidel)] if bidel.exists() else [sys.executable, "-m", "bots_sdk"]
     return subprocess.run(
         [sys.executable, str(AS_USER), *flags, "--", *command, *args],
-        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=240,
-    )  # fmt: skip
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=240,
+    )
 
 
 @pytest.fixture
@@ -130,9 +138,17 @@ def test_an_ordinary_user_plays_in_the_sandbox_with_every_layer_but_the_uid(
     assert done.returncode == 0, done.stderr
     assert "sandbox bubblewrap (not root: a user namespace per seat)" in done.stderr
     applied = next(line for line in done.stderr.splitlines() if "layers applied" in line)
-    for layer in ("no network", "pid namespace", "read-only filesystem", "private tmpfs",
-                  "a user namespace per seat", "seccomp", "rlimits", "empty environment"):
-        assert layer in applied, applied  # fmt: skip
+    for layer in (
+        "no network",
+        "pid namespace",
+        "read-only filesystem",
+        "private tmpfs",
+        "a user namespace per seat",
+        "seccomp",
+        "rlimits",
+        "empty environment",
+    ):
+        assert layer in applied, applied
     assert "not applied here: a uid per seat" in done.stderr
     assert "packages a bot may import: numpy" in done.stderr
     assert "crash" not in done.stdout and "faults" in done.stdout
@@ -152,8 +168,9 @@ def test_a_faulting_layer_check_is_seen_as_the_bots_crash(probe: Path, tmp_path:
 def test_without_user_namespaces_an_ordinary_user_is_refused_naming_the_layers(
     probe: Path, tmp_path: Path
 ) -> None:
-    done = _as_user(tmp_path, "play", probe.name, "low", "low", "low", "--hands", "1",
-                    no_user_namespaces=True)  # fmt: skip
+    done = _as_user(
+        tmp_path, "play", probe.name, "low", "low", "low", "--hands", "1", no_user_namespaces=True
+    )
     assert done.returncode == 2
     assert "cannot sandbox bots here" in done.stderr
     assert "does not let users make user namespaces" in done.stderr

@@ -67,15 +67,25 @@ def test_bots_need_the_sandbox_unless_told(monkeypatch: pytest.MonkeyPatch) -> N
 
 @pytest.mark.parametrize(
     ("bot", "kind"),
-    [("crash", "crash"), ("illegal", "illegal"), ("stdout_flood", "protocol"),
-     ("wrong_seat", "protocol"), ("eager", "protocol"), ("close_stdout", "crash"),
-     ("sleeper", "timeout")],
-)  # fmt: skip
+    [
+        ("crash", "crash"),
+        ("illegal", "illegal"),
+        ("stdout_flood", "protocol"),
+        ("wrong_seat", "protocol"),
+        ("eager", "protocol"),
+        ("close_stdout", "crash"),
+        ("sleeper", "timeout"),
+    ],
+)
 def test_faults_are_classified_and_the_fallback_plays_on(bot: str, kind: str) -> None:
     game = play_game(
-        "standard", 3, [str(HOSTILE / f"{bot}.py"), "low", "random", "heuristic"], hands=1,
-        time_control=TimeControl(move=0.05, bank=0.05), unsafe=True,
-    )  # fmt: skip
+        "standard",
+        3,
+        [str(HOSTILE / f"{bot}.py"), "low", "random", "heuristic"],
+        hands=1,
+        time_control=TimeControl(move=0.05, bank=0.05),
+        unsafe=True,
+    )
     faults = game.seats[0].faults
     assert faults and faults[0]["class"] == kind, faults
     assert {"class", "detail", "decision", "hand", "play"} <= set(faults[0])
@@ -94,9 +104,13 @@ def test_a_timeout_is_a_fault_but_not_the_end_of_the_bot(tmp_path: Path) -> None
         "        return lowest(view.legal)\n"
     )
     game = play_game(
-        "standard", 3, [str(slow_once), "low", "random", "heuristic"], hands=1,
-        time_control=TimeControl(move=0.1, bank=0.1), unsafe=True,
-    )  # fmt: skip
+        "standard",
+        3,
+        [str(slow_once), "low", "random", "heuristic"],
+        hands=1,
+        time_control=TimeControl(move=0.1, bank=0.1),
+        unsafe=True,
+    )
     assert [f["class"] for f in game.seats[0].faults] == ["timeout"]
     assert not game.seats[0].replaced  # one timeout (past the 0.7 s wall guard): it plays on
 
@@ -111,9 +125,13 @@ def test_time_bank_pays_for_overruns(tmp_path: Path) -> None:
         "        return lowest(view.legal)\n"
     )
     game = play_game(
-        "standard", 3, [str(thinker), "low", "low", "low"], hands=1,
-        time_control=TimeControl(move=0.01, bank=0.3), unsafe=True,
-    )  # fmt: skip
+        "standard",
+        3,
+        [str(thinker), "low", "low", "low"],
+        hands=1,
+        time_control=TimeControl(move=0.01, bank=0.3),
+        unsafe=True,
+    )
     kinds = [f["class"] for f in game.seats[0].faults]
     assert kinds and set(kinds) == {"timeout"}  # the bank ran out after a few moves
 

@@ -31,13 +31,22 @@ FAST_CLOCK = TimeControl(move=0.05, bank=0.1)
 LIMITS = Limits(cpu_seconds=2, memory_mb=256)
 
 
-def _match(backend: str, bot: str, *, hands: int = 1,
-           others: tuple[str, ...] = ("low", "random", "heuristic"),
-           clock: TimeControl = FAST_CLOCK) -> GameResult:  # fmt: skip
+def _match(
+    backend: str,
+    bot: str,
+    *,
+    hands: int = 1,
+    others: tuple[str, ...] = ("low", "random", "heuristic"),
+    clock: TimeControl = FAST_CLOCK,
+) -> GameResult:
     result = run_match(
-        "standard", 7, [str(HOSTILE / f"{bot}.py"), *others], hands=hands,
-        time_control=clock, limits=LIMITS,
-    )  # fmt: skip
+        "standard",
+        7,
+        [str(HOSTILE / f"{bot}.py"), *others],
+        hands=hands,
+        time_control=clock,
+        limits=LIMITS,
+    )
     game = result.games[0]
     assert verify(game.record)["valid"], "the match must complete with a valid record"
     assert game.state.history and len([h for h in game.state.history if not h.void]) == hands
@@ -71,9 +80,12 @@ def test_hostile_bot_is_classified_and_replaced(backend: str, bot: str, expected
 
 def test_cpu_burning_thread_is_stopped_by_its_cpu_limit(backend: str) -> None:
     game = _match(
-        backend, "thread_burn", hands=12, others=("low", "random", "montecarlo"),
+        backend,
+        "thread_burn",
+        hands=12,
+        others=("low", "random", "montecarlo"),
         clock=TimeControl(1, 5),
-    )  # fmt: skip
+    )
     assert "timeout" in _classes(game), game.seats[0].faults
     # (a container burns only on its turn, with one CPU: its wall time is its clock)
     assert "CPU" in game.seats[0].faults[0]["detail"] or backend == "docker"
@@ -146,8 +158,14 @@ def test_reading_another_bots_file(tmp_path: Path) -> None:
         "        return view.hand[:3]\n\n"
         "    def play(self, view):\n        return lowest(view.legal)\n"
     )
-    result = run_match("standard", 3, [str(spy), str(other), "low", "low"], hands=1,
-                       time_control=FAST_CLOCK, limits=LIMITS)  # fmt: skip
+    result = run_match(
+        "standard",
+        3,
+        [str(spy), str(other), "low", "low"],
+        hands=1,
+        time_control=FAST_CLOCK,
+        limits=LIMITS,
+    )
     report = result.games[0].seats[0].stderr
     assert "DENIED FileNotFoundError" in report and "SECRET_STRATEGY" not in report
 
@@ -220,8 +238,14 @@ def test_a_bot_may_import_the_runtimes_numpy_and_it_runs_on_one_thread(
 ) -> None:
     bot = tmp_path / "numeric.py"
     bot.write_text(NUMPY_BOT)
-    result = run_match("standard", 3, [str(bot), "low", "random", "low"], hands=1,
-                       time_control=TimeControl(1, 5), limits=LIMITS)  # fmt: skip
+    result = run_match(
+        "standard",
+        3,
+        [str(bot), "low", "random", "low"],
+        hands=1,
+        time_control=TimeControl(1, 5),
+        limits=LIMITS,
+    )
     game = result.games[0]
     assert game.seats[0].faults == [], game.seats[0].faults
     assert left_behind(backend) == []

@@ -21,8 +21,9 @@ SDK = PROJECT_DIR / "sdk"
 
 def _run(*argv: str | Path, cwd: Path, timeout: float = 300) -> subprocess.CompletedProcess[str]:
     env = {"PATH": "/usr/bin:/bin", "HOME": str(cwd)}
-    return subprocess.run([str(a) for a in argv], cwd=cwd, capture_output=True, text=True,
-                          timeout=timeout, env=env)  # fmt: skip
+    return subprocess.run(
+        [str(a) for a in argv], cwd=cwd, capture_output=True, text=True, timeout=timeout, env=env
+    )
 
 
 @pytest.fixture(scope="module")
@@ -34,16 +35,36 @@ def fresh(tmp_path_factory: pytest.TempPathFactory) -> Path:
     for name in ("pyproject.toml", "README.md"):
         shutil.copy(SDK / name, source / name)
     for package in ("engine", "bots_sdk"):
-        shutil.copytree(SDK / package, source / package,
-                        ignore=shutil.ignore_patterns("__pycache__"))  # fmt: skip
-    built = _run(sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation",
-                 "--no-index", "-w", root / "dist", source, cwd=root)  # fmt: skip
+        shutil.copytree(
+            SDK / package, source / package, ignore=shutil.ignore_patterns("__pycache__")
+        )
+    built = _run(
+        sys.executable,
+        "-m",
+        "pip",
+        "wheel",
+        "--no-deps",
+        "--no-build-isolation",
+        "--no-index",
+        "-w",
+        root / "dist",
+        source,
+        cwd=root,
+    )
     assert built.returncode == 0, built.stderr
     (wheel,) = (root / "dist").glob("bidel_sdk-*.whl")
     made = _run(sys.executable, "-m", "venv", root / "venv", cwd=root)
     assert made.returncode == 0, made.stderr
-    installed = _run(root / "venv/bin/python", "-m", "pip", "install", "--no-index",
-                     "--disable-pip-version-check", wheel, cwd=root)  # fmt: skip
+    installed = _run(
+        root / "venv/bin/python",
+        "-m",
+        "pip",
+        "install",
+        "--no-index",
+        "--disable-pip-version-check",
+        wheel,
+        cwd=root,
+    )
     assert installed.returncode == 0, installed.stderr
     return root
 
@@ -61,8 +82,15 @@ def test_the_sdk_declares_no_third_party_dependency_and_the_platform_depends_on_
 
 
 def test_a_fresh_venv_holds_the_sdk_and_nothing_third_party(fresh: Path) -> None:
-    listed = _run(fresh / "venv/bin/python", "-m", "pip", "list", "--format=freeze",
-                  "--disable-pip-version-check", cwd=fresh)  # fmt: skip
+    listed = _run(
+        fresh / "venv/bin/python",
+        "-m",
+        "pip",
+        "list",
+        "--format=freeze",
+        "--disable-pip-version-check",
+        cwd=fresh,
+    )
     names = {line.split("==")[0].lower() for line in listed.stdout.split()}
     assert "bidel-sdk" in names
     assert not names - {"bidel-sdk", "pip", "setuptools", "wheel"}, names
@@ -102,8 +130,18 @@ def test_a_fresh_venv_plays_a_new_bot_in_the_sandbox_in_duplicate(fresh: Path) -
     bidel = fresh / "venv/bin/bidel"
     made = _run(bidel, "new", "my_bot", cwd=work)
     assert made.returncode == 0 and (work / "my_bot.py").is_file(), made.stderr
-    played = _run(bidel, "play", "my_bot.py", "heuristic", "heuristic", "heuristic",
-                  "--duplicate", "--hands", "40", cwd=work)  # fmt: skip
+    played = _run(
+        bidel,
+        "play",
+        "my_bot.py",
+        "heuristic",
+        "heuristic",
+        "heuristic",
+        "--duplicate",
+        "--hands",
+        "40",
+        cwd=work,
+    )
     assert played.returncode == 0, played.stderr
     assert "sandbox bubblewrap" in played.stderr
     assert "packages a bot may import: none" in played.stderr  # no numpy in this venv

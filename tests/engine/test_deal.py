@@ -19,14 +19,50 @@ STANDARD = RuleSet.from_preset("standard")
 def test_golden_deals() -> None:
     # Pinned: changing the shuffle changes every seeded game ever played. Don't.
     assert deal_texts(STANDARD, 0, 0)[0][0] == [
-        "3H", "4S", "5D", "5H", "5S", "6H", "7D", "7S", "AD", "JS", "KC", "KS", "QH",
-    ]  # fmt: skip
+        "3H",
+        "4S",
+        "5D",
+        "5H",
+        "5S",
+        "6H",
+        "7D",
+        "7S",
+        "AD",
+        "JS",
+        "KC",
+        "KS",
+        "QH",
+    ]
     assert deal_texts(STANDARD, 12345, 3)[0][2] == [
-        "3C", "3D", "3S", "5C", "5H", "6C", "7C", "7D", "9C", "KH", "TC", "TD", "TS",
-    ]  # fmt: skip
+        "3C",
+        "3D",
+        "3S",
+        "5C",
+        "5H",
+        "6C",
+        "7C",
+        "7D",
+        "9C",
+        "KH",
+        "TC",
+        "TD",
+        "TS",
+    ]
     assert deal_texts(RuleSet.from_preset("cancellation"), 1, 0)[0][0] == [
-        "3D", "4C", "4H", "6C", "6S", "7C", "7D", "8D", "AH", "JD", "KH", "QS", "TS",
-    ]  # fmt: skip
+        "3D",
+        "4C",
+        "4H",
+        "6C",
+        "6S",
+        "7C",
+        "7D",
+        "8D",
+        "AH",
+        "JD",
+        "KH",
+        "QS",
+        "TS",
+    ]
     assert deal_texts(RuleSet.from_preset("kitty"), 7, 0)[1] == ["2C", "3D", "6C", "7S"]
 
 

@@ -31,8 +31,12 @@ def test_rollouts_replay_identically_through_the_step_path(preset: str, players:
         for ours, theirs in zip(fast.history, slow.history, strict=True):
             assert ours.tricks == theirs.tricks  # same cards (as texts), leaders and winners
             assert (ours.points, ours.scores, ours.shooter, ours.kitty_taker, ours.void) == (
-                theirs.points, theirs.scores, theirs.shooter, theirs.kitty_taker, theirs.void,
-            )  # fmt: skip
+                theirs.points,
+                theirs.scores,
+                theirs.shooter,
+                theirs.kitty_taker,
+                theirs.void,
+            )
 
 
 def test_a_rollout_from_the_middle_of_a_trick_and_of_the_passing() -> None:

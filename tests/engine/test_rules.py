@@ -9,9 +9,18 @@ import pytest
 from engine.rules import PRESETS, RulesError, RuleSet, allowed_player_counts
 
 REQUIRED_PRESETS = {
-    "standard", "persian", "black_lady_54", "black_lady_40", "hokm_40", "omnibus", "kitty",
-    "no_broken", "moon_subtract", "moon_choice", "cancellation",
-}  # fmt: skip
+    "standard",
+    "persian",
+    "black_lady_54",
+    "black_lady_40",
+    "hokm_40",
+    "omnibus",
+    "kitty",
+    "no_broken",
+    "moon_subtract",
+    "moon_choice",
+    "cancellation",
+}
 
 
 def test_every_required_preset_exists() -> None:
@@ -59,9 +68,9 @@ def test_the_seed_001_presets_play_counterclockwise(preset: str) -> None:
 
 
 @pytest.mark.parametrize(
-    "preset", ["standard", "omnibus", "kitty", "no_broken", "moon_subtract", "moon_choice",
-               "cancellation"],
-)  # fmt: skip
+    "preset",
+    ["standard", "omnibus", "kitty", "no_broken", "moon_subtract", "moon_choice", "cancellation"],
+)
 def test_the_seed_003_presets_play_clockwise(preset: str) -> None:
     assert RuleSet.from_preset(preset).direction == "clockwise"
 
@@ -245,8 +254,9 @@ def test_changing_the_player_count_keeps_every_setting_chosen(preset: str) -> No
         assert RuleSet.from_spec(moved.to_spec()) == moved  # and it round-trips
 
 
-@pytest.mark.parametrize(("preset", "flipped"), [("standard", "counterclockwise"),
-                                                ("persian", "clockwise")])  # fmt: skip
+@pytest.mark.parametrize(
+    ("preset", "flipped"), [("standard", "counterclockwise"), ("persian", "clockwise")]
+)
 def test_changing_the_player_count_keeps_a_chosen_direction(preset: str, flipped: str) -> None:
     chosen = RuleSet.from_spec({"preset": preset, "direction": flipped})
     for players in allowed_player_counts(preset):
@@ -262,10 +272,22 @@ def test_the_engine_command_keeps_the_settings_when_the_players_change() -> None
     import sys
 
     done = subprocess.run(
-        [sys.executable, "-m", "engine", "random", "--players", "5", "--seed", "3",
-         "--rules", '{"preset": "standard", "target": 50}'],
-        capture_output=True, text=True, timeout=120,
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-m",
+            "engine",
+            "random",
+            "--players",
+            "5",
+            "--seed",
+            "3",
+            "--rules",
+            '{"preset": "standard", "target": 50}',
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert done.returncode == 0, done.stderr
     record = json.loads(done.stdout)
     assert record["rules"] == {"preset": "standard", "players": 5, "target": 50}

@@ -41,12 +41,17 @@ requires_cgroups = pytest.mark.skipif(
 )
 
 
-def _match(bots: list[str], *, hands: int = 1, clock: TimeControl | None = None,
-           seed: int = 7) -> GameResult:  # fmt: skip
+def _match(
+    bots: list[str], *, hands: int = 1, clock: TimeControl | None = None, seed: int = 7
+) -> GameResult:
     result = run_match(
-        "standard", seed, bots, hands=hands, time_control=clock or TimeControl(0.5, 1.0),
+        "standard",
+        seed,
+        bots,
+        hands=hands,
+        time_control=clock or TimeControl(0.5, 1.0),
         limits=LIMITS,
-    )  # fmt: skip
+    )
     game = result.games[0]
     assert verify(game.record)["valid"], "the match must complete with a valid record"
     assert processes_of(seat_uids(os.getpid())) == [], "a process of a bot survived the match"
@@ -150,12 +155,27 @@ def _wait_for(condition, timeout: float) -> bool:  # type: ignore[no-untyped-def
 
 def test_killing_the_referee_leaves_no_process_of_its_bots(backend: str) -> None:
     referee = subprocess.Popen(
-        [sys.executable, "-m", "bots_sdk", "play", str(OLD / "daemon.py"),
-         str(OLD / "sleeper.py"), "low", "low", "--no-clock", "--hands", "1",
-         "--sandbox", backend],
-        cwd=PROJECT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-        env={**os.environ, "PYTHONPATH": str(PROJECT)}, start_new_session=False,
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-m",
+            "bots_sdk",
+            "play",
+            str(OLD / "daemon.py"),
+            str(OLD / "sleeper.py"),
+            "low",
+            "low",
+            "--no-clock",
+            "--hands",
+            "1",
+            "--sandbox",
+            backend,
+        ],
+        cwd=PROJECT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        env={**os.environ, "PYTHONPATH": str(PROJECT)},
+        start_new_session=False,
+    )
     uids = seat_uids(referee.pid)
     try:
         # seat 0 leaves a daemon in a session of its own at its pass; seat 1 then sleeps at

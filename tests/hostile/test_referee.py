@@ -85,9 +85,12 @@ def _assert_storable(value: Any) -> None:
 def _match(bot: str) -> GameResult:
     before = _descendants()
     result = run_match(
-        "standard", 11, [str(BOTS / f"{bot}.py"), "low", "random", "heuristic"], hands=1,
+        "standard",
+        11,
+        [str(BOTS / f"{bot}.py"), "low", "random", "heuristic"],
+        hands=1,
         time_control=CLOCK,
-    )  # fmt: skip
+    )
     assert _descendants() - before == set(), "a process started by the match is still there"
     assert processes_of(seat_uids()) == [], "a process of a bot's uid survived the match"
     game = result.games[0]
@@ -141,9 +144,13 @@ def test_a_python_bots_wrong_answers_stay_illegal_not_protocol(tmp_path: Path) -
         "    def play(self, view):\n        return None if view.legal[0] != 'x' else 'q' * 99\n"
     )
     result = run_match(
-        "standard", 11, [str(odd), "low", "random", "heuristic"], hands=1, time_control=CLOCK,
+        "standard",
+        11,
+        [str(odd), "low", "random", "heuristic"],
+        hands=1,
+        time_control=CLOCK,
         unsafe=True,
-    )  # fmt: skip
+    )
     faults = result.games[0].seats[0].faults
     assert [f["class"] for f in faults] == ["illegal"] * 3, faults
     assert "None" in faults[1]["detail"]
@@ -156,9 +163,13 @@ def test_a_failure_on_the_referees_side_during_start_up_leaves_no_process() -> N
     before = _descendants()
     with pytest.raises(ValueError, match="null"):
         run_match(
-            "standard", 11, [str(BOTS / "deep_nesting.py"), "low", "random", "bad\x00.py"],
-            hands=1, time_control=CLOCK, unsafe=True,
-        )  # fmt: skip
+            "standard",
+            11,
+            [str(BOTS / "deep_nesting.py"), "low", "random", "bad\x00.py"],
+            hands=1,
+            time_control=CLOCK,
+            unsafe=True,
+        )
     assert _descendants() - before == set()
 
 

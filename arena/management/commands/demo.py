@@ -59,8 +59,12 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--host", default="127.0.0.1", help="address to serve on")
-        parser.add_argument("--port", type=int, default=int(os.environ.get("PORT") or 8000),
-                            help="port to serve on (default: $PORT or 8000)")  # fmt: skip
+        parser.add_argument(
+            "--port",
+            type=int,
+            default=int(os.environ.get("PORT") or 8000),
+            help="port to serve on (default: $PORT or 8000)",
+        )
         parser.add_argument("--concurrency", type=int, default=2, help="worker processes")
         parser.add_argument(
             "--startup-timeout", type=float, default=90.0, help="seconds to wait for health"
@@ -117,16 +121,29 @@ class Command(BaseCommand):
             runner_env["BIDEL_VAR_DIR"] = str(settings.VAR_DIR)
             supervisor.start(
                 "runner",
-                [sys.executable, "-m", "hearts_runner", f"--concurrency={concurrency}",
-                 "--hostname=demo-runner@%h"],
+                [
+                    sys.executable,
+                    "-m",
+                    "hearts_runner",
+                    f"--concurrency={concurrency}",
+                    "--hostname=demo-runner@%h",
+                ],
                 env=runner_env,
-            )  # fmt: skip
+            )
             # Beat: fills ladders, reaps lost matches, starts and advances tournaments.
             supervisor.start(
                 "beat",
-                [sys.executable, "-m", "celery", "-A", "hearts_platform", "beat",
-                 "--loglevel=INFO", f"--schedule={settings.VAR_DIR / 'celerybeat-schedule'}"],
-            )  # fmt: skip
+                [
+                    sys.executable,
+                    "-m",
+                    "celery",
+                    "-A",
+                    "hearts_platform",
+                    "beat",
+                    "--loglevel=INFO",
+                    f"--schedule={settings.VAR_DIR / 'celerybeat-schedule'}",
+                ],
+            )
             supervisor.start(
                 "web",
                 [
