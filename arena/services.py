@@ -427,14 +427,13 @@ def match_finish(
     (:mod:`arena.text`)."""
     now = timezone.now()
     result = clean_json(result)
+    totals, hand_scores = result_scores(result)  # (raises before anything is stored)
     holder = Q(claim_token=claim) if claim is not None else Q()
     stored = Match.objects.filter(
         holder, pk=match_id, status=Match.Status.RUNNING, attempts=attempt
     ).update(status=Match.Status.FINISHED, record=result, finished_at=now, lease_until=None)
     if not stored:
         return False  # a duplicate or stale worker: the first result stands
-    state = _replayed(result)
-    totals = state.totals
     places = places_from_scores(totals)
     for seat in MatchSeat.objects.filter(match_id=match_id).order_by("seat"):
         extra = result["seats"][seat.seat]
@@ -442,7 +441,7 @@ def match_finish(
         seat.rank = places[seat.seat]
         seat.faults = extra["faults"]
         seat.stderr = extra["stderr"]
-        seat.hand_scores = [h.scores[seat.seat] for h in state.history if not h.void]
+        seat.hand_scores = hand_scores[seat.seat]
         seat.save(update_fields=["score", "rank", "faults", "stderr", "hand_scores"])
     match = Match.objects.get(pk=match_id)
     if match.ladder_id and match.kind in (Match.Kind.LADDER, Match.Kind.TOURNAMENT):
@@ -472,8 +471,26 @@ def ratings_schedule(*, ladder_id: int) -> bool:
     return True
 
 
-def _replayed(result: dict[str, Any]) -> Any:
-    return replay({k: result[k] for k in ("rules", "seed", "hands") if k in result})
+class ScoresDisagree(ValueError):
+    """A result whose scores are not those its own record gives."""
+
+
+def result_scores(result: dict[str, Any]) -> tuple[list[int], list[list[int]]]:
+    """A game result's totals and per-seat hand scores, as the runner sent them, audited: the
+    record is replayed by the engine and must give the same (a result from before runners
+    sent them is read from the replay). Raises on a record that does not replay, and
+    :class:`ScoresDisagree` on scores it does not give."""
+    state = replay({k: result[k] for k in ("rules", "seed", "hands") if k in result})
+    played = [h for h in state.history if not h.void]
+    totals = list(state.totals)
+    hand_scores = [[h.scores[seat] for h in played] for seat in range(len(totals))]
+    sent = (result.get("totals"), result.get("hand_scores"))
+    if sent != (None, None) and sent != (totals, hand_scores):
+        raise ScoresDisagree(
+            f"the result's scores {sent[0]} are not its record's {totals} (hand by hand "
+            "or in total)"
+        )
+    return totals, hand_scores
 
 
 @transaction.atomic

@@ -72,11 +72,27 @@ class GameResult:
     rotation: int
     state: GameState
 
+    @property
+    def totals(self) -> list[int]:
+        """Each seat's game total."""
+        return list(self.state.totals)
+
+    @property
+    def hand_scores(self) -> list[list[int]]:
+        """Per seat, what each hand (void hands left out) added to its total."""
+        played = [h for h in self.state.history if not h.void]
+        return [[h.scores[seat] for h in played] for seat in range(len(self.seats))]
+
     def to_dict(self) -> dict[str, Any]:
+        """The game record, with the seating's rotation, each seat's faults, move times and
+        stderr, and the scores: ``totals`` and per-hand ``hand_scores`` (what the platform
+        stores; replaying the record gives the same, which is how they are checked)."""
         return {
             **self.record,
             "rotation": self.rotation,
             "seats": [s.to_dict() for s in self.seats],
+            "totals": self.totals,
+            "hand_scores": self.hand_scores,
         }
 
 

@@ -268,6 +268,27 @@ def test_a_result_is_stored_once_and_only_under_its_claim() -> None:
     assert jobs.job_store(result=result) is False  # a duplicate changes nothing
 
 
+def test_the_runners_scores_are_stored_and_scores_its_record_does_not_give_are_refused() -> None:
+    match = _claimed_match()
+    result = run_job(jobs._match_job(match), unsafe=True).to_dict()
+    game = result["game"]
+    assert len(game["totals"]) == len(game["hand_scores"]) == 4
+    lucky = [0, *game["totals"][1:]]  # seat 0 claims a clean sheet its record does not give
+    forged = {**result, "game": {**game, "totals": lucky}}
+    jobs.job_store(result=forged)
+    retried = Match.objects.get(pk=match.pk)
+    assert retried.status == "queued" and "not its record's" in retried.error
+    assert not retried.seats.exclude(score=None).exists()  # nothing of it was stored
+
+    again = services.match_claim(match_id=match.pk, claim=jobs.new_claim())
+    assert again is not None
+    honest = run_job(jobs._match_job(again), unsafe=True).to_dict()
+    assert jobs.job_store(result=honest) is True
+    seats = list(Match.objects.get(pk=match.pk).seats.order_by("seat"))
+    assert [s.score for s in seats] == honest["game"]["totals"]
+    assert [s.hand_scores for s in seats] == honest["game"]["hand_scores"]
+
+
 def test_a_stale_claims_result_is_refused_after_the_match_was_claimed_again() -> None:
     match = _claimed_match()
     stale = run_job(jobs._match_job(match), unsafe=True).to_dict()

@@ -10,7 +10,7 @@ from django.core.exceptions import ValidationError
 from django.utils import timezone
 
 from arena import jobs, services
-from arena.models import Bot, BotVersion, Ladder, LadderEntry, Match, Rating
+from arena.models import Bot, BotVersion, Ladder, LadderEntry, Match, MatchSeat, Rating
 from arena.uploads import UploadError
 from bots_sdk.sandbox import SandboxUnavailable, default_launcher
 from engine.record import verify
@@ -227,9 +227,17 @@ def test_recompute_ratings_command_reproduces_the_stored_numbers() -> None:
     out = StringIO()
     call_command("recompute_ratings", "--check", stdout=out)
     assert "standard: 4 ratings, identical to the stored ones" in out.getvalue()
+    assert ", 0 differing" in out.getvalue()  # every record replays to its stored scores
     Rating.objects.filter(entry__ladder=ladder).update(rating=1.0)  # tampered
     with pytest.raises(Exception, match="differ from their match log"):
         call_command("recompute_ratings", "--check", stdout=StringIO())
+    services.ratings_recompute(ladder=ladder)
+    seat = MatchSeat.objects.filter(match__ladder=ladder).first()
+    MatchSeat.objects.filter(pk=seat.pk).update(hand_scores=[99])  # a seat's scores tampered
+    out = StringIO()
+    with pytest.raises(Exception, match="differ from their match log"):
+        call_command("recompute_ratings", "--check", stdout=out)
+    assert f"match {seat.match_id}: stored scores" in out.getvalue()
 
 
 def test_admin_requeue_and_ratings_debounce(settings) -> None:  # type: ignore[no-untyped-def]
