@@ -65,4 +65,9 @@ def replay_frames(record: dict[str, Any]) -> dict[str, Any]:
                 "totals": totals[:],
             }
         )
-    return {"players": rules.players, "hands": hands_out, "winners": state.winners}
+    return {
+        "players": rules.players,
+        "direction": rules.direction,
+        "hands": hands_out,
+        "winners": state.winners,
+    }

@@ -427,13 +427,13 @@ def match_finish(
     (:mod:`arena.text`)."""
     now = timezone.now()
     result = clean_json(result)
-    totals, hand_scores = result_scores(result)  # (raises before anything is stored)
     holder = Q(claim_token=claim) if claim is not None else Q()
     stored = Match.objects.filter(
         holder, pk=match_id, status=Match.Status.RUNNING, attempts=attempt
     ).update(status=Match.Status.FINISHED, record=result, finished_at=now, lease_until=None)
     if not stored:
         return False  # a duplicate or stale worker: the first result stands
+    totals, hand_scores = result_scores(result)  # (raising, it rolls the update back)
     places = places_from_scores(totals)
     for seat in MatchSeat.objects.filter(match_id=match_id).order_by("seat"):
         extra = result["seats"][seat.seat]

@@ -18,7 +18,15 @@ _PLAY = Phase.PLAY
 
 
 def play_out(state: GameState, choose: Callable[[int], int]) -> None:
-    """Random cards until the hand ends (the rollout hot path).
+    """Random cards until the hand ends (the rollout hot path), drawn with ``choose(32)``.
+
+    >>> import random
+    >>> from engine.rules import RuleSet
+    >>> state = GameState(RuleSet.from_preset("standard"), seed=2)
+    >>> pass_out(state, random.Random(1).getrandbits)
+    >>> play_out(state, random.Random(1).getrandbits)
+    >>> state.phase.value, state.tricks_done
+    ('hand_over', 13)
 
     The rules are those of :meth:`GameState._legal_play_mask`, ``_play`` and
     ``_finish_trick``; only the bookkeeping differs: whole tricks are played with the
@@ -134,7 +142,15 @@ def play_out(state: GameState, choose: Callable[[int], int]) -> None:
 
 
 def pass_out(state: GameState, choose: Callable[[int], int]) -> None:
-    """Random passes for every seat still to pass, then the exchange."""
+    """Random passes for every seat still to pass, then the exchange.
+
+    >>> import random
+    >>> from engine.rules import RuleSet
+    >>> state = GameState(RuleSet.from_preset("standard"), seed=2)
+    >>> pass_out(state, random.Random(1).getrandbits)
+    >>> state.phase.value, [len(state.hand_of(seat)) for seat in range(4)]
+    ('play', [13, 13, 13, 13])
+    """
     count = state.rules.pass_count
     for seat in range(state.current, state.n):
         chosen = state.pass_lists[seat]

@@ -123,6 +123,7 @@ def test_replay_frames_name_the_seat_each_pass_reaches(spec: Any, first: int, se
     rules = RuleSet.from_spec(spec)
     record = random_game(rules, 5, random.Random(5)).to_record()
     frames = replay_frames(record)
+    assert frames["direction"] == rules.direction  # (the viewer seats the table by it)
     hands = [h for h in frames["hands"] if not h["void"]]
     assert [h["number"] for h in hands[:2]] == [0, 1]
     for hand, step in zip(hands[:2], (first, second), strict=True):

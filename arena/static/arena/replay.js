@@ -63,6 +63,7 @@
     const table = document.getElementById("table");
     table.innerHTML = "";
     table.classList.toggle("four", data.players === 4);  // seats around the table, seen from above
+    table.classList.toggle("counterclockwise", data.direction === "counterclockwise");
     for (let seat = 0; seat < data.players; seat++) {
       const box = document.createElement("div");
       box.className = "seat";
