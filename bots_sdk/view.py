@@ -109,18 +109,14 @@ class View:
     def from_observation(cls, observation: Observation, time_left: float | None = None) -> View:
         """The view of an engine observation: every field of the same name, the decision its
         phase asks for, and the clock."""
-        return cls(
-            **{name: getattr(observation, name) for name in _FROM_OBSERVATION},
-            decision=PHASE_DECISIONS[observation.phase],
-            time_left=time_left,
-        )
+        return _from_observation(cls, observation, PHASE_DECISIONS[observation.phase], time_left)
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON form sent over the bot protocol (docs/protocol.md): every field, by name."""
-        return {
-            name: encode(getattr(self, name)) if encode else getattr(self, name)
-            for name, encode, _decode in _CODECS
-        }
+        data = dict(self.__dict__)  # every field, in order
+        for name, encode in _TO_JSON:
+            data[name] = encode(data[name])
+        return data
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> View:
@@ -177,7 +173,26 @@ _JSON_FORMS: dict[str, tuple[Callable[[Any], Any], Callable[[Any], Any]]] = {
 _CODECS: list[tuple[str, Callable[[Any], Any] | None, Callable[[Any], Any] | None]] = [
     (f.name, *(_JSON_FORMS.get(f.name) or (None, None))) for f in fields(View)
 ]
-#: The fields a view takes from the engine's observation as they are.
+#: The conversions to JSON of the fields that need one (the lists are JSON as they are).
+_TO_JSON = [(name, forms[0]) for name, forms in _JSON_FORMS.items() if forms[0] is not list]
+#: The fields a view takes from the engine's observation as they are, and a getter of them.
 _FROM_OBSERVATION = [
     f.name for f in fields(View) if f.name in {o.name for o in fields(Observation)}
 ]
+
+
+def _compile_from_observation() -> Callable[..., View]:
+    """``View(name=observation.name, …, decision=…, time_left=…)`` over those fields, written
+    out once as dataclasses write ``__init__``: as fast as by hand, never out of step."""
+    copied = ", ".join(f"{name}=o.{name}" for name in _FROM_OBSERVATION)
+    source = (
+        "def build(cls, o, decision, time_left):\n"
+        f"    return cls({copied}, decision=decision, time_left=time_left)\n"
+    )
+    namespace: dict[str, Any] = {}
+    exec(compile(source, "<View.from_observation>", "exec"), namespace)
+    build: Callable[..., View] = namespace["build"]
+    return build
+
+
+_from_observation = _compile_from_observation()
