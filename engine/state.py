@@ -996,6 +996,7 @@ class GameState:
         totals = self.totals
         for seat in range(n):
             totals[seat] += scores[seat]
+        declared = self.hakem  # this hand's hakem, recorded with it
         if rules.hokm:
             queens = rules._derived.queen_mask
             for seat, mask in enumerate(self.taken):
@@ -1004,7 +1005,9 @@ class GameState:
                     # one in play order when play goes counterclockwise, as in hokm_40).
                     self.hakem = (seat + rules.side_offset("right")) % n
                     break
-        self._record_hand(points=self.pending_points, scores=tuple(scores), void=False)
+        self._record_hand(
+            points=self.pending_points, scores=tuple(scores), void=False, hakem=declared
+        )
         self.winners = self._winners() if max(totals) >= rules.target else []
         self.phase = _GAME_OVER if self.winners else _HAND_OVER
         self._legal = -1
@@ -1023,7 +1026,16 @@ class GameState:
                 return holders
         return []  # another hand decides
 
-    def _record_hand(self, *, points: tuple[int, ...], scores: tuple[int, ...], void: bool) -> None:
+    def _record_hand(
+        self,
+        *,
+        points: tuple[int, ...],
+        scores: tuple[int, ...],
+        void: bool,
+        hakem: int | None = None,
+    ) -> None:
+        """Append the hand just ended to the history (``hakem``: the one who declared its
+        trump, when the next hand's is already chosen)."""
         self.history.append(
             HandRecord(
                 hand_number=self.hand_number,
@@ -1032,7 +1044,7 @@ class GameState:
                 deal=self.dealt,
                 kitty=self.kitty,
                 trump=self.trump,
-                hakem=self.hakem if self.rules.hokm else None,
+                hakem=(self.hakem if hakem is None else hakem) if self.rules.hokm else None,
                 passes=tuple(map(tuple, self.pass_lists)) if self.pass_offset else None,
                 raw_tricks=tuple(self.trick_log),
                 unfinished_trick=tuple(self.trick_cards),

@@ -144,11 +144,13 @@ def test_next_hakem_sits_to_the_right_of_the_queen_taker(spec: str | dict, step:
     checked = 0
     for seed in range(50):
         state = GameState(rules, seed=seed)
+        declared = state.hakem  # this hand's hakem, before any card
         state.play_random(rng)
         if state.phase is not Phase.HAND_OVER or state.history[-1].void:
             continue
         queen = card_index("QS")
         taker = next(s for s, m in enumerate(state.taken) if m >> queen & 1)
+        assert state.history[-1].hakem == declared  # the hand keeps its own hakem
         state.next_hand()
         assert state.hakem == (taker + step) % n and state.current_seat == state.hakem
         checked += 1
