@@ -24,17 +24,11 @@ from typing import Any
 import pytest
 import requests
 
+from tests.arena.test_runner_tier import LOOKER  # the bot that looks for the platform
 from tests.support import PROJECT_DIR
 
 # Building the images and starting seven containers on vfs takes minutes, not seconds.
 pytestmark = [pytest.mark.docker, pytest.mark.timeout(1800)]
-
-LOOKER = (
-    (PROJECT_DIR / "tests" / "arena" / "test_runner_tier.py")
-    .read_text()
-    .split("LOOKER = b'''")[1]
-    .split("'''")[0]
-)
 
 
 def _missing() -> str:
@@ -315,7 +309,7 @@ def test_an_upload_is_validated_and_played_on_the_ladder_by_a_runner(
     session.headers["Authorization"] = f"Token {token}"
     bot = session.post(f"{base}/api/bots/", json={"name": "looker"}, timeout=30).json()["id"]
     upload = session.post(
-        f"{base}/api/bots/{bot}/versions/", files={"file": ("bot.py", LOOKER.encode())}, timeout=60
+        f"{base}/api/bots/{bot}/versions/", files={"file": ("bot.py", LOOKER)}, timeout=60
     )
     assert upload.status_code == 201, upload.text
 
