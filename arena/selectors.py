@@ -43,6 +43,7 @@ from arena.models import (
     TournamentEntry,
 )
 from arena.scheduling import SprtResult, head_to_head, standings_order
+from arena.text import clean_text
 from bots_sdk.stats import mean_ci, points_floor
 
 
@@ -175,7 +176,7 @@ def bots_index(*, search: str = "", ladder: Ladder | None = None) -> QuerySet[Bo
     version number and their rating, interval and matches on ``ladder`` (None where unrated)."""
     query = Bot.objects.select_related("owner").filter(disabled=False)
     if search:
-        query = query.filter(name__icontains=search)
+        query = query.filter(name__icontains=clean_text(search))
     active = BotVersion.objects.filter(bot=OuterRef("pk"), status=BotVersion.Status.ACTIVE)
     query = query.annotate(active_number=Subquery(active.values("number")[:1]))
     if ladder is not None:
@@ -281,7 +282,7 @@ def bots_of(user: Any) -> QuerySet[Bot]:
 
 def bot_id_named(name: str) -> int | None:
     """The id of the bot called ``name`` (any case), or None."""
-    return Bot.objects.filter(name__iexact=name).values_list("pk", flat=True).first()
+    return Bot.objects.filter(name__iexact=clean_text(name)).values_list("pk", flat=True).first()
 
 
 def bot_names_playing(limit: int = 200) -> list[str]:
@@ -323,7 +324,7 @@ def ladder_names_active() -> list[str]:
 
 def ladder_named(name: str) -> Ladder | None:
     """The ladder called ``name``, or None."""
-    return Ladder.objects.filter(name=name).first()
+    return Ladder.objects.filter(name=clean_text(name)).first()
 
 
 def ladder_entries(*, bot: Bot | None = None, builtin: str = "") -> list[LadderEntry]:

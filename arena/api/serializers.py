@@ -15,6 +15,7 @@ from rest_framework import serializers
 from arena import formats, selectors
 from arena.models import Bot, BotVersion, Ladder, Match, MatchSeat, Tournament
 from arena.services import CHALLENGE_MAX_HANDS, SeatSpec
+from arena.text import clean_text
 from bots_sdk.builtin import BUILTIN
 from engine.rules import PRESETS
 
@@ -130,15 +131,24 @@ class _LadderNames(serializers.ManyRelatedField):
         return super().get_value(dictionary)
 
 
+class _LadderName(serializers.SlugRelatedField):  # type: ignore[type-arg]
+    """An active ladder by name; a name PostgreSQL could not compare (NUL, a lone surrogate)
+    is cleaned first, so it is simply no such ladder."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(slug_field="name", queryset=selectors.ladders_active(), **kwargs)
+
+    def to_internal_value(self, data: Any) -> Any:
+        return super().to_internal_value(clean_text(data) if isinstance(data, str) else data)
+
+
 class BotSerializer(serializers.ModelSerializer):
     owner = serializers.CharField(source="owner.username", read_only=True)
     name = serializers.RegexField(r"^[A-Za-z0-9_.-]{2,64}$", max_length=64)
     description = serializers.CharField(max_length=2000, allow_blank=True, required=False)
     active_version = serializers.SerializerMethodField()
     join_ladders = _LadderNames(
-        child_relation=serializers.SlugRelatedField(
-            slug_field="name", queryset=selectors.ladders_active()
-        ),
+        child_relation=_LadderName(),
         required=False,
         help_text="Ladders (by name) the bot enters by itself when its first version becomes "
         'active; default ["standard"], [] for none.',
@@ -169,9 +179,7 @@ class BotUpdateSerializer(serializers.Serializer):
 
     description = serializers.CharField(max_length=2000, allow_blank=True, required=False)
     join_ladders = _LadderNames(
-        child_relation=serializers.SlugRelatedField(
-            slug_field="name", queryset=selectors.ladders_active()
-        ),
+        child_relation=_LadderName(),
         required=False,
     )
 

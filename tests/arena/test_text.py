@@ -292,3 +292,39 @@ def test_the_migration_cleans_rows_stored_before_the_guard() -> None:
     assert match.record == {"seats": [{"stderr": clean_text(DIRT)}], "ok": "😀"}
     assert MatchSeat.objects.get(match=match, seat=0).faults == [{"detail": clean_text(DIRT)}]
     assert Match.objects.get(pk=clean.pk).record == {"seats": [{"stderr": "fine"}]}
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("dirt", ["a\x00b", "\ud800", "x\udfff\x00"])
+def test_names_looked_up_with_nul_or_a_lone_surrogate_find_nothing_and_fail_nothing(
+    dirt: str,
+) -> None:
+    """A lookup by a name a person typed (a ladder to join, a bot to seat, a search) with
+    text PostgreSQL refuses: no such name, a 4xx or an empty list, never a 500."""
+    import json
+
+    owner = services.user_create(username="ada", password="a long passphrase")
+    api = APIClient()
+    api.force_authenticate(owner)
+    body = json.dumps({"name": "dirty", "join_ladders": [dirt]})
+    created = api.post("/api/bots/", body, content_type="application/json")
+    assert created.status_code == 400 and "join_ladders" in created.json()
+    bot = services.bot_create(owner=owner, name="clean")
+    patched = api.patch(
+        f"/api/bots/{bot.pk}/",
+        json.dumps({"join_ladders": [dirt]}),
+        content_type="application/json",
+    )
+    assert patched.status_code == 400
+    if any("\ud800" <= c <= "\udfff" for c in dirt):
+        return  # (a form or a query string cannot carry a lone surrogate: Django decodes
+        # undecodable bytes as U+FFFD)
+    client = Client()
+    client.force_login(owner)
+    page = client.get("/bots/", {"q": dirt})
+    assert page.status_code == 200 and "clean" not in page.content.decode()
+    challenge = client.post(
+        "/challenges/new/", {"seats": [dirt, "low", "low", "low"], "rules": "standard"}
+    )
+    assert challenge.status_code in (200, 400)  # the form again, with the seat refused
+    assert not Match.objects.exists()

@@ -208,7 +208,10 @@ def test_the_first_decision_is_charged_like_the_others(backend: str, tmp_path: P
     finally:
         player.close()
     median = sorted(charged)[len(charged) // 2]
-    assert abs(charged[0] - median) < 0.005, [round(c * 1000, 2) for c in charged]
+    # The docker backend charges wall time (its container thawed for the turn): a few ms of
+    # jitter on a loaded host, still far below the start-up (hundreds of ms) being ruled out.
+    slack = 0.05 if backend == "docker" else 0.005
+    assert abs(charged[0] - median) < slack, [round(c * 1000, 2) for c in charged]
 
 
 NUMPY_BOT = """
