@@ -11,8 +11,9 @@ import pytest
 from django.contrib.auth import get_user_model
 from rest_framework.test import APIClient
 
-from arena import formats, selectors, services, tournaments
+from arena import formats, selectors, tournaments
 from arena.models import Match, MatchSeat, Tournament, TournamentEntry
+from tests.arena.test_tournaments import _play_out  # (being the worker, in-process)
 
 pytestmark = pytest.mark.django_db
 
@@ -50,18 +51,6 @@ def king() -> Iterator[formats.TournamentFormat]:
     formats.register(KingOfTheHill)
     yield formats.get("king_of_the_hill")
     del formats.FORMATS["king_of_the_hill"]
-
-
-def _play_out(tournament: Tournament) -> Tournament:
-    for _ in range(20):
-        for match_id in tournament.matches.filter(status=Match.Status.QUEUED).values_list(
-            "pk", flat=True
-        ):
-            services.match_run(match_id=match_id)
-        tournament = tournaments.tournament_advance(tournament_id=tournament.pk)
-        if tournament.status != Tournament.Status.RUNNING:
-            return tournament
-    raise AssertionError("the tournament did not end")
 
 
 def test_a_format_added_as_one_class_plays_to_its_own_end(king: Any) -> None:
