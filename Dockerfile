@@ -34,4 +34,4 @@ RUN pip install --no-deps -c constraints.txt ./sdk . \
 
 USER bidel
 EXPOSE 8000
-CMD ["gunicorn", "hearts_platform.wsgi", "--bind=0.0.0.0:8000", "--workers=3", "--access-logfile=-"]
+CMD ["uvicorn", "hearts_platform.asgi:application", "--host=0.0.0.0", "--port=8000", "--workers=3", "--ws=websockets-sansio", "--lifespan=off"]

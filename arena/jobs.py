@@ -28,6 +28,7 @@ from bots_sdk.jobs import Job, JobResult, run_job
 from bots_sdk.participants import Participant
 from bots_sdk.runner import TimeControl
 from engine.rules import RuleSet
+from hearts_runner import live
 
 logger = logging.getLogger(__name__)
 
@@ -42,10 +43,21 @@ def new_claim() -> str:
 
 
 def _send_job(job: Job) -> None:
-    transaction.on_commit(lambda: services._send("runner.play", [job.to_dict()]))
+    if any(seat.human for seat in job.seats):
+        # A person's game: as long as its lease, and acknowledged when a runner takes it (a
+        # broker must not hand a game someone is playing to a second runner after its
+        # visibility timeout; a lost runner's game is claimed again when its lease ends).
+        limit = services.HUMAN_LEASE_SECONDS
+        options = {"time_limit": limit, "soft_time_limit": limit - 60}
+        task = "runner.play_person"
+    else:
+        task, options = "runner.play", {}
+    transaction.on_commit(lambda: services._send(task, [job.to_dict()], **options))
 
 
-def _seat(version: BotVersion | None, builtin: str) -> Participant:
+def _seat(version: BotVersion | None, builtin: str, human_token: str = "") -> Participant:
+    if human_token:
+        return Participant.of_person(human_token)
     if version is None:
         return Participant.of_builtin(builtin)
     return Participant.from_code(version.filename, bytes(version.code), version=version.pk)
@@ -65,7 +77,10 @@ def _match_job(match: Match) -> Job:
         hands=match.hands,
         move=CLOCK.move,
         bank=CLOCK.bank,
-        seats=tuple(_seat(s.version, s.builtin) for s in seats),
+        seats=tuple(_seat(s.version, s.builtin, s.human_token) for s in seats),
+        # Every running match can be watched: a bot match with every hand shown, a person's
+        # game as a bystander sees it (until it ends).
+        live="bystander" if match.kind == Match.Kind.HUMAN else "all",
     )
 
 
@@ -87,7 +102,10 @@ def match_play_here(*, match_id: int) -> Match | None:
     if match is None:
         return None
     job_started(kind="match", ref=match.pk, claim=match.claim_token)
-    job_store(result=run_job(_match_job(match), unsafe=_unsafe()).to_dict())
+    job = _match_job(match)
+    publish = live.publisher_for(job.kind, job.ref, job.claim, wanted=bool(job.live))
+    people = live.people_for(job.claim)
+    job_store(result=run_job(job, unsafe=_unsafe(), publish=publish, people=people).to_dict())
     return Match.objects.get(pk=match_id)
 
 
@@ -101,10 +119,12 @@ def job_started(*, kind: str, ref: int, claim: str) -> bool:
     if kind != "match":
         return False
     now = timezone.now()
+    kind = Match.objects.filter(pk=ref).values_list("kind", flat=True).first() or ""
+    lease = timedelta(seconds=services.lease_seconds(kind))
     return bool(
         Match.objects.filter(
             pk=ref, status=Match.Status.RUNNING, claim_token=claim, playing_since__isnull=True
-        ).update(playing_since=now, lease_until=now + timedelta(seconds=services.LEASE_SECONDS))
+        ).update(playing_since=now, lease_until=now + lease)
     )
 
 
@@ -294,4 +314,9 @@ def job_store(*, result: dict[str, Any]) -> bool:
         return False
     if parsed.kind == "validation":
         return _store_validation(parsed)
-    return _store_match(parsed)
+    stored = _store_match(parsed)
+    if stored:  # its spectators may load the replay now (or wait for the next attempt)
+        key = live.key_for("match", parsed.ref)
+        status = Match.objects.filter(pk=parsed.ref).values_list("status", flat=True).first()
+        transaction.on_commit(lambda: live.announce(key, {"type": "stored", "status": status}))
+    return stored

@@ -269,6 +269,8 @@ class Match(models.Model):
         TOURNAMENT = "tournament", _("tournament")
         #: A new version's validation match.
         VALIDATION = "validation", _("validation")
+        #: A person playing bots in the browser; never rated.
+        HUMAN = "human", _("human")
 
     class Status(models.TextChoices):
         #: Waiting for a worker.
@@ -349,6 +351,16 @@ class MatchSeat(models.Model):
     version = models.ForeignKey(BotVersion, null=True, blank=True, on_delete=models.PROTECT)
     #: The built-in that played, if it was one.
     builtin = models.CharField(max_length=32, blank=True, default="")
+    #: A person's seat (kind ``human``): the secret of the page that plays it.
+    human_token = models.CharField(max_length=64, blank=True, default="", db_index=True)
+    #: The signed-in user who played the person's seat (none for an anonymous visitor).
+    person = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="human_seats",
+    )
     #: Final total (lower is better); null until finished.
     score = models.IntegerField(null=True, blank=True)
     #: Finishing place, 0 = first; ties share.
@@ -368,7 +380,12 @@ class MatchSeat(models.Model):
         ordering = ["match_id", "seat"]
         constraints = [
             models.UniqueConstraint(fields=["match", "seat"], name="unique_match_seat"),
-            bot_or_builtin("version", "seat_is_version_or_builtin"),
+            models.CheckConstraint(
+                condition=models.Q(version__isnull=False, builtin="", human_token="")
+                | models.Q(version__isnull=True) & ~models.Q(builtin="") & models.Q(human_token="")
+                | models.Q(version__isnull=True, builtin="") & ~models.Q(human_token=""),
+                name="seat_is_version_builtin_or_person",
+            ),
         ]
 
     def __str__(self) -> str:

@@ -499,3 +499,39 @@ def match_test_result(tournament: Tournament) -> SprtResult:
     return formats.MatchTest.result(
         tournament, list(tournament_field(tournament)), tournament_finished_seats(tournament)
     )
+
+
+def games_of(user: Any, limit: int = 20) -> list[MatchSeat]:
+    """A signed-in person's games against bots, newest first (their seats, with the match)."""
+    return list(
+        MatchSeat.objects.filter(person=user, match__kind=Match.Kind.HUMAN)
+        .select_related("match")
+        .order_by("-match_id")[:limit]
+    )
+
+
+def person_seat(token: str) -> MatchSeat | None:
+    """The person's seat a page's token opens (with its match), if there is one."""
+    if not token:
+        return None
+    return (
+        MatchSeat.objects.select_related("match")
+        .filter(human_token=token, match__kind=Match.Kind.HUMAN)
+        .first()
+    )
+
+
+def match_claim_state(match_id: int) -> tuple[str, str] | None:
+    """A match's status and current claim (whose run its live feed shows), if it exists."""
+    return Match.objects.filter(pk=match_id).values_list("status", "claim_token").first()
+
+
+def person_seat_state(token: str) -> tuple[int, int, str, str] | None:
+    """The match, seat number, status and claim of the person's seat ``token`` opens."""
+    if not token:
+        return None
+    return (
+        MatchSeat.objects.filter(human_token=token, match__kind=Match.Kind.HUMAN)
+        .values_list("match_id", "seat", "match__status", "match__claim_token")
+        .first()
+    )

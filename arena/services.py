@@ -44,6 +44,15 @@ from engine.rules import RuleSet
 
 #: A claimed match is given to another worker once its lease has passed (MATCH_LEASE_SECONDS).
 LEASE_SECONDS = int(getattr(settings, "MATCH_LEASE_SECONDS", 20 * 60))
+#: A person's game may take hours: its lease (and its runner's time limit) is this long.
+HUMAN_LEASE_SECONDS = int(getattr(settings, "HUMAN_GAME_LEASE_SECONDS", 3 * 3600))
+
+
+def lease_seconds(kind: str) -> int:
+    """How long a claim on a match of ``kind`` holds once its runner began."""
+    return HUMAN_LEASE_SECONDS if kind == Match.Kind.HUMAN else LEASE_SECONDS
+
+
 #: Claims of a match before it is marked failed (platform failures only).
 MAX_ATTEMPTS = 3
 VALIDATION_HANDS = 2
@@ -278,6 +287,9 @@ class SeatSpec:
     builtin: str = ""
     entry: LadderEntry | None = None
     tournament_entry: Any = None
+    #: A person's seat: the secret of the page that plays it, and the signed-in user if any.
+    human_token: str = ""
+    person: Any = None
 
 
 @transaction.atomic
@@ -324,6 +336,8 @@ def match_create(
             builtin=s.builtin,
             entry=s.entry,
             tournament_entry=s.tournament_entry,
+            human_token=s.human_token,
+            person=s.person,
         )
         for i, s in enumerate(seats)
     )
@@ -390,10 +404,43 @@ def challenge_create(
     )
 
 
+def human_game_create(
+    *,
+    user: Any,
+    opponents: list[SeatSpec],
+    rules: Any = "standard",
+    hands: int | None = 1,
+    seat: int = 0,
+    seed: int | None = None,
+) -> tuple[Match, str]:
+    """A person's game against ``opponents`` (kind ``human``, never rated), the person in
+    ``seat``; returns the match and the secret of the page that plays the seat. ``user`` is
+    the signed-in user, or None for an anonymous visitor (the web's throttle limits those).
+    ``seed`` is for tests only: a person who knew it could compute every hand."""
+    ruleset = rules_within_bounds(rules, hands=hands, max_hands=CHALLENGE_MAX_HANDS)
+    if len(opponents) + 1 != ruleset.players:
+        raise ValidationError(
+            {
+                "opponents": gettext("these rules seat %(players)s players: choose %(count)s")
+                % {"players": ruleset.players, "count": ruleset.players - 1}
+            }
+        )
+    if not 0 <= seat < ruleset.players:
+        raise ValidationError({"seat": gettext("no such seat")})
+    token = secrets.token_urlsafe(24)
+    person = SeatSpec(human_token=token, person=user)
+    seats = [*opponents[:seat], person, *opponents[seat:]]
+    match = match_create(
+        kind=Match.Kind.HUMAN, seats=seats, rules=ruleset, hands=hands, requested_by=user, seed=seed
+    )
+    return match, token
+
+
 def match_claim(*, match_id: int, claim: str = "") -> Match | None:
     """Compare-and-set: queued (or running with an expired lease) → running, attempt + 1,
     under a new claim token (a result is stored only under it)."""
     now = timezone.now()
+    kind = Match.objects.filter(pk=match_id).values_list("kind", flat=True).first() or ""
     claimed = Match.objects.filter(
         Q(status=Match.Status.QUEUED) | Q(status=Match.Status.RUNNING, lease_until__lt=now),
         pk=match_id,
@@ -401,7 +448,7 @@ def match_claim(*, match_id: int, claim: str = "") -> Match | None:
     ).update(
         status=Match.Status.RUNNING,
         attempts=F("attempts") + 1,
-        lease_until=now + timedelta(seconds=LEASE_SECONDS),
+        lease_until=now + timedelta(seconds=lease_seconds(kind)),
         started_at=now,
         claim_token=claim,
         playing_since=None,

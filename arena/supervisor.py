@@ -3,7 +3,7 @@
 Used by ``manage.py demo``. Each process starts in its own session (so a Ctrl-C in the
 terminal reaches only the supervisor, which then stops everything in order) and is stopped by
 signalling its whole process group: SIGTERM, a grace period, then SIGKILL for whatever is left
-(Celery's pool children, gunicorn's workers). Nothing outlives the supervisor.
+(Celery's pool children, uvicorn's workers). Nothing outlives the supervisor.
 """
 
 from __future__ import annotations

@@ -32,16 +32,17 @@ from arena import docs, logins, selectors, services
 from arena.api.serializers import (
     BotSerializer,
     ChallengeSerializer,
+    HumanGameSerializer,
     UserCreateSerializer,
     VersionUploadSerializer,
 )
 from arena.charts import Point, rating_history_svg
 from arena.errors import error_messages
-from arena.models import BotVersion, LadderEntry, Match, Tournament
-from arena.replays import replay_frames
+from arena.models import BotVersion, LadderEntry, Match, MatchSeat, Tournament
 from arena.uploads import read_upload
 from bots_sdk.builtin import BUILTIN
-from engine.rules import PRESETS
+from bots_sdk.frames import replay_frames, table_shape
+from engine.rules import PRESETS, RuleSet
 
 #: Rating-history points drawn per ladder on a bot page (thinned evenly by the database).
 HISTORY_POINTS = 200
@@ -273,9 +274,12 @@ def match_page(request: HttpRequest, match_id: int) -> HttpResponse:
     seats = selectors.match_seats(match)
     names = [s.version.bot.name if s.version else s.builtin for s in seats]  # type: ignore[union-attr]
     frames = None
+    live = match.status in (Match.Status.QUEUED, Match.Status.RUNNING)
     if match.record is not None:
         frames = replay_frames(match.record)
         frames["faults"] = [seat.get("faults", []) for seat in match.record.get("seats", [])]
+    elif live:  # followed as it is played (arena/consumers.py)
+        frames = {**table_shape(RuleSet.from_spec(match.rules)), "hands": []}
     context = {
         "match": match,
         "seats": seats,
@@ -283,7 +287,7 @@ def match_page(request: HttpRequest, match_id: int) -> HttpResponse:
         "names_json": json.dumps(names),
         "logs": selectors.match_logs(seats, request.user),
         "finished": match.status == Match.Status.FINISHED,
-        "refresh": match.status in (Match.Status.QUEUED, Match.Status.RUNNING),
+        "live_url": f"/ws/matches/{match.pk}/live/" if live else "",
     }
     return render(request, "arena/match.html", context)
 
@@ -513,7 +517,11 @@ def account(request: HttpRequest) -> HttpResponse:
         for message in refused["detail"]:
             messages.error(request, message)
         status = 429
-    context = {"bots": selectors.bots_of(request.user), "token": selectors.token_of(request.user)}
+    context = {
+        "bots": selectors.bots_of(request.user),
+        "token": selectors.token_of(request.user),
+        "games": selectors.games_of(request.user),
+    }
     return render(request, "arena/account.html", context, status=status)
 
 
@@ -620,13 +628,51 @@ def version_upload(request: HttpRequest, bot_id: int) -> HttpResponse:
     )
 
 
+def _table_size(request: HttpRequest, largest: int) -> int:
+    """The seats a table form shows (``?seats=N``, 3 to ``largest``; 4 by default)."""
+    try:
+        return min(max(int(request.GET.get("seats", 4)), 3), largest)
+    except ValueError:
+        return 4
+
+
+def _table_fields(request: HttpRequest, hands: str) -> list[FormField]:
+    """The rules and the hands of a table form."""
+    return [
+        FormField(
+            "rules",
+            _("Rules"),
+            kind="select",
+            options=[(name, name.replace("_", " ")) for name in PRESETS],
+            value=request.POST.get("rules", "standard"),
+        ),
+        FormField(
+            "hands",
+            _("Hands"),
+            kind="number",
+            required=False,
+            value=request.POST.get("hands", hands),
+            help=_("1 to 50; empty plays a whole game"),
+        ),
+    ]
+
+
+def _table_data(request: HttpRequest, seats: list[Any], players: int) -> dict[str, Any]:
+    """What a table form asks for, as the API takes it: the seats, the preset at ``players``
+    players (when that is not its own count), the hands if given."""
+    preset = request.POST.get("rules", "standard")
+    rules: Any = preset
+    if preset in PRESETS and players != PRESETS[preset].get("players", 4):
+        rules = {"preset": preset, "players": players}
+    data: dict[str, Any] = {"seats": [s for s in seats if s != ""], "rules": rules}
+    if request.POST.get("hands"):
+        data["hands"] = request.POST["hands"]
+    return data
+
+
 @login_required
 def challenge_new(request: HttpRequest) -> HttpResponse:
-    try:
-        count = min(max(int(request.GET.get("seats", 4)), 3), 11)
-    except ValueError:
-        count = 4
-    presets = [(name, name.replace("_", " ")) for name in PRESETS]
+    count = _table_size(request, 11)
     fields = [
         FormField(
             f"seat{i}",
@@ -637,36 +683,13 @@ def challenge_new(request: HttpRequest) -> HttpResponse:
             help=_("a bot's name or id, or a built-in") if i == 1 else "",
         )
         for i in range(1, count + 1)
-    ] + [
-        FormField(
-            "rules",
-            _("Rules"),
-            kind="select",
-            options=presets,
-            value=request.POST.get("rules", "standard"),
-        ),
-        FormField(
-            "hands",
-            _("Hands"),
-            kind="number",
-            required=False,
-            value=request.POST.get("hands", ""),
-            help=_("1 to 50; empty plays a whole game"),
-        ),
-    ]
+    ] + _table_fields(request, hands="")
     errors: dict[str, Any] = {}
     if request.method == "POST":
         errors = _throttled(request, "challenges")
         if not errors:
             seats = [_seat_value(request.POST.get(f"seat{i}", "")) for i in range(1, count + 1)]
-            seats = [s for s in seats if s != ""]
-            preset = request.POST.get("rules", "standard")
-            rules: Any = preset
-            if preset in PRESETS and len(seats) != PRESETS[preset].get("players", 4):
-                rules = {"preset": preset, "players": len(seats)}
-            data: dict[str, Any] = {"seats": seats, "rules": rules}
-            if request.POST.get("hands"):
-                data["hands"] = request.POST["hands"]
+            data = _table_data(request, seats, len([s for s in seats if s != ""]))
             match, errors = _submit(
                 ChallengeSerializer(data=data),
                 lambda v: services.challenge_create(
@@ -698,6 +721,90 @@ def challenge_new(request: HttpRequest) -> HttpResponse:
             "seat_count": count,
         },
     )
+
+
+#: The opponents a new game offers first, seat by seat.
+PLAY_DEFAULTS = ("heuristic", "montecarlo", "low", "heuristic", "random", "low")
+
+
+def play_new(request: HttpRequest) -> HttpResponse:
+    """Sit down against bots: choose the rules and the opponents; anyone may (throttled).
+    ``?opponent=NAME`` (a bot page's link) seats that bot first."""
+    chosen = request.GET.get("opponent", "")[:64] or PLAY_DEFAULTS[0]
+    count = _table_size(request, 7)
+    rules_field, hands_field = _table_fields(request, hands="1")
+    opponents = [
+        FormField(
+            f"opponent{i}",
+            _("Opponent %(number)s") % {"number": i},
+            value=request.POST.get(f"opponent{i}", chosen if i == 1 else PLAY_DEFAULTS[i - 1]),
+            suggestions="bot-names",
+            help=_("a bot's name or id, or a built-in") if i == 1 else "",
+        )
+        for i in range(1, count)
+    ]
+    fields = [rules_field, *opponents, hands_field]
+    errors: dict[str, Any] = {}
+    if request.method == "POST":
+        errors = _throttled(request, "human_games")
+        if not errors:
+            chosen_seats = [
+                _seat_value(request.POST.get(f"opponent{i}", "")) for i in range(1, count)
+            ]
+            data = _table_data(request, chosen_seats, count)
+            user = request.user if request.user.is_authenticated else None
+            made, errors = _submit(
+                HumanGameSerializer(data=data),
+                lambda v: services.human_game_create(
+                    user=user, opponents=v["seats"], rules=v["rules"], hands=v.get("hands")
+                ),
+            )
+            if "seats" in errors:
+                errors["opponent1"] = errors.pop("seats")
+            if made is not None:
+                return redirect("play", token=made[1])
+    return _form(
+        request,
+        title=_("Play against bots"),
+        intro=_(
+            "Sit at a table with bots: your cards, the legal ones marked, chosen by click or "
+            "keyboard. The game is refereed like any match and kept with its replay."
+        ),
+        fields=fields,
+        errors=errors,
+        submit=_("Sit down"),
+        extra={
+            "datalist": sorted(BUILTIN) + selectors.bot_names_playing(200),
+            "seat_counts": range(3, 8),
+            "seat_count": count,
+        },
+    )
+
+
+def play_page(request: HttpRequest, token: str) -> HttpResponse:
+    """A person's seat: the table as it is played, and the person's hand and choices."""
+    seat = selectors.person_seat(token)
+    if seat is None:
+        raise Http404(_("No such game."))
+    match = seat.match
+    if match.status == Match.Status.FINISHED:
+        return redirect("match", match_id=match.pk)
+    seats = selectors.match_seats(match)
+    names = [_("you") if s.human_token else _seat_name(s) for s in seats]
+    frames = {**table_shape(RuleSet.from_spec(match.rules)), "hands": []}
+    context = {
+        "match": match,
+        "seat": seat.seat,
+        "frames_json": json.dumps(frames),
+        "names_json": json.dumps(names),
+        "live_url": f"/ws/matches/{match.pk}/live/",
+        "play_url": f"/ws/play/{token}/",
+    }
+    return render(request, "arena/play.html", context)
+
+
+def _seat_name(seat: MatchSeat) -> str:
+    return seat.version.bot.name if seat.version else seat.builtin
 
 
 def _seat_value(text: str) -> Any:

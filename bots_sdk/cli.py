@@ -145,6 +145,51 @@ def _say_sandbox(backend: str | None) -> None:
     say(f"bots_sdk: packages a bot may import: {runtime.describe()}")
 
 
+def _no_sandbox(exc: SandboxUnavailable) -> int:
+    print(
+        f"bots_sdk: cannot sandbox bots here: {exc}. "
+        "For your own bot only, add --unsafe-no-sandbox.",
+        file=sys.stderr,
+    )
+    return 2
+
+
+def _sandbox_options(command: argparse.ArgumentParser) -> None:
+    command.add_argument(
+        "--sandbox", choices=list(BACKENDS), help="default: $BIDEL_SANDBOX or bubblewrap"
+    )
+    command.add_argument(
+        "--unsafe-no-sandbox",
+        action="store_true",
+        help="run bot files without the sandbox: only for your own bot",
+    )
+
+
+def _check(args: argparse.Namespace) -> int:
+    """``check BOT``: a line per scenario; exit 0 when every answer was right, 1 if not, 2
+    when the bot cannot be run here at all."""
+    from bots_sdk.check import check
+
+    path = Path(args.bot)
+    if not path.is_file():
+        print(f"bots_sdk: no bot file {args.bot!r}", file=sys.stderr)
+        return 2
+    try:
+        launcher = default_launcher(args.unsafe_no_sandbox, None, args.sandbox)
+    except SandboxUnavailable as exc:
+        return _no_sandbox(exc)
+    print(f"Checking {args.bot}: every kind of decision, each in a fresh process")
+    findings = check(path, launcher)
+    for finding in findings:
+        print(_as_given(finding.line(), args.bot))
+    failed = [f for f in findings if not f.ok]
+    if failed:
+        print(f"{len(failed)} of {len(findings)} scenarios failed: see docs/protocol.md")
+        return 1
+    print(f"all {len(findings)} scenarios passed")
+    return 0
+
+
 def _play(args: argparse.Namespace) -> int:
     try:
         rules = _rules(args.rules)
@@ -164,12 +209,7 @@ def _play(args: argparse.Namespace) -> int:
                 print(f"bots_sdk: {problem}", file=sys.stderr)
                 return 2
     except SandboxUnavailable as exc:
-        print(
-            f"bots_sdk: cannot sandbox bots here: {exc}. "
-            "For your own bot only, add --unsafe-no-sandbox.",
-            file=sys.stderr,
-        )
-        return 2
+        return _no_sandbox(exc)
     time_control = None if args.no_clock else TimeControl(args.move_time, args.time_bank)
     participants = [Participant.parse(bot) for bot in args.bots]
     jobs = [
@@ -199,12 +239,7 @@ def _play(args: argparse.Namespace) -> int:
                 results.append(_one_game(job))
                 _progress(len(results), len(jobs))
     except SandboxUnavailable as exc:
-        print(
-            f"bots_sdk: cannot sandbox bots here: {exc}. "
-            "For your own bot only, add --unsafe-no-sandbox.",
-            file=sys.stderr,
-        )
-        return 2
+        return _no_sandbox(exc)
     match = MatchResult(
         rules=rules, seed=args.seed, bots=list(args.bots), games=results, duplicate=args.duplicate
     )
@@ -384,19 +419,17 @@ def main(argv: list[str] | None = None) -> int:
     play.add_argument("--move-time", type=float, default=1.0, help="seconds per move (default 1)")
     play.add_argument("--time-bank", type=float, default=10.0, help="seconds of bank per match")
     play.add_argument("--no-clock", action="store_true", help="no time limits")
-    play.add_argument(
-        "--sandbox", choices=list(BACKENDS), help="default: $BIDEL_SANDBOX or bubblewrap"
-    )
+    _sandbox_options(play)
     play.add_argument(
         "--allow-faults",
         action="store_true",
         help="exit 0 even when a bot file faulted (default: exit 1)",
     )
-    play.add_argument(
-        "--unsafe-no-sandbox",
-        action="store_true",
-        help="run bot files without the sandbox: only for your own bot",
+    checking = commands.add_parser(
+        "check", help="run a bot file through every kind of decision and name its mistakes"
     )
+    checking.add_argument("bot", metavar="BOT", help="a bot file (.py or a .zip with bot.py)")
+    _sandbox_options(checking)
     replay_cmd = commands.add_parser("replay", help="show a recorded game trick by trick")
     replay_cmd.add_argument("file")
     replay_cmd.add_argument(
@@ -424,6 +457,8 @@ def main(argv: list[str] | None = None) -> int:
         return _play(args)
     if args.command == "replay":
         return _replay(args)
+    if args.command == "check":
+        return _check(args)
     return _new(args)
 
 

@@ -15,14 +15,17 @@ True
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from bots_sdk.frames import bystander_frame, live_frame, table_shape
 from bots_sdk.participants import Participant, ParticipantError
 from bots_sdk.protocol import clean_text
-from bots_sdk.runner import TimeControl, run_match
+from bots_sdk.runner import People, TimeControl, run_match
 from bots_sdk.sandbox import Limits, SandboxUnavailable
 from engine.rules import RulesError
+from engine.state import GameState
 
 #: The job format's version: a runner refuses jobs of another.
 JOB_VERSION = 1
@@ -50,6 +53,9 @@ class Job:
     move: float = TimeControl.move
     bank: float = TimeControl.bank
     limits: Limits = field(default_factory=Limits)
+    #: Who may watch it live: "" (nobody: no feed), "all" (every hand, a bot match) or
+    #: "bystander" (only what a bystander sees: a game with a person at the table).
+    live: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -68,6 +74,7 @@ class Job:
                 "tmp_mb": self.limits.tmp_mb,
             },
             "seats": [s.to_dict() for s in self.seats],
+            "live": self.live,
         }
 
     @classmethod
@@ -91,9 +98,20 @@ class Job:
                 bank=float(data.get("bank", TimeControl.bank)),
                 limits=Limits(**limits),
                 seats=tuple(Participant.from_dict(s) for s in data["seats"]),
+                live=_audience(data.get("live", "")),
             )
         except (KeyError, TypeError, ValueError) as exc:
             raise JobError(f"malformed job: {exc}") from None
+
+
+def _audience(value: Any) -> str:
+    if value not in LIVE_AUDIENCES:
+        raise ValueError(f"live must be one of {LIVE_AUDIENCES}, not {value!r}")
+    return str(value)
+
+
+#: The audiences of a live feed (see :attr:`Job.live`).
+LIVE_AUDIENCES = ("", "all", "bystander")
 
 
 @dataclass(frozen=True)
@@ -136,11 +154,57 @@ class JobResult:
         )
 
 
+def live_observer(
+    audience: str, publish: Callable[[dict[str, Any]], None]
+) -> Callable[[int, GameState], None]:
+    """An observer for :func:`run_match` that publishes the table, then the frame of the hand
+    in progress after every change (redacted for a bystander)."""
+    seen: dict[str, Any] = {}
+
+    def observe(game: int, state: GameState) -> None:
+        if "table" not in seen:
+            seen["table"] = True
+            publish({"type": "table", **table_shape(state.rules), "audience": audience})
+        hand, frame = live_frame(state)
+        if audience == "bystander":
+            frame = bystander_frame(frame)
+        publish({"type": "frame", "game": game, "hand": hand, "frame": frame})
+
+    return observe
+
+
 def run_job(
-    job: Job, *, unsafe: bool = False, sandbox: str | None = None, runner: str = ""
+    job: Job,
+    *,
+    unsafe: bool = False,
+    sandbox: str | None = None,
+    runner: str = "",
+    publish: Callable[[dict[str, Any]], None] | None = None,
+    people: People | None = None,
 ) -> JobResult:
     """Play ``job``; never raises for a bad job, a bad bot or a missing sandbox: the result
-    says why there is no game."""
+    says why there is no game. ``publish`` receives the live feed's events when the job asks
+    for one (:attr:`Job.live`); ``people`` reaches its persons' seats, if it has any."""
+    observer = None
+    if job.live and publish is not None:
+        observer = live_observer(job.live, publish)
+    result = _run_job(job, unsafe, sandbox, runner, observer, people)
+    if observer is not None and publish is not None:
+        end: dict[str, Any] = {"type": "end", "ok": result.ok}
+        if result.ok and result.game and job.live == "all":
+            end["winners"] = result.game.get("winners")
+        publish(end)
+    return result
+
+
+def _run_job(
+    job: Job,
+    unsafe: bool,
+    sandbox: str | None,
+    runner: str,
+    observer: Callable[[int, GameState], None] | None,
+    people: People | None,
+) -> JobResult:
 
     def failed(cause: str, error: str) -> JobResult:
         return JobResult(
@@ -163,6 +227,8 @@ def run_job(
             unsafe=unsafe,
             limits=job.limits,
             sandbox=sandbox,
+            observer=observer,
+            people=people,
         )
     except ParticipantError as exc:
         return failed("code", str(exc))

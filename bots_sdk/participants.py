@@ -1,10 +1,11 @@
 """Who sits at a table: one type from the command line to the platform's jobs.
 
-A :class:`Participant` is a built-in bot by name, a bot file on this machine, or a bot's code
+A :class:`Participant` is a built-in bot by name, a bot file on this machine, a bot's code
 as bytes (an uploaded version: its file name, its sha256 and, on the platform, its version
-id). The runner seats participants (:func:`bots_sdk.runner.run_match`), a job carries them
-to a runner (:mod:`bots_sdk.jobs`), and the platform's models store the same choice — a
-built-in's name or a bot — under one constraint.
+id), or a person (``human``: the secret of the page that plays the seat). The runner seats
+participants (:func:`bots_sdk.runner.run_match`), a job carries them to a runner
+(:mod:`bots_sdk.jobs`), and the platform's models store the same choice — a built-in's name,
+a bot or a person — under one constraint.
 
 >>> Participant.parse("low"), Participant.parse("my_bot.py").label
 (Participant(builtin='low'), 'my_bot.py')
@@ -41,8 +42,11 @@ class Participant:
     code: bytes = b""
     sha256: str = ""
     version: int | None = None
+    human: str = ""
 
-    def __repr__(self) -> str:  # (never the code: up to a MiB)
+    def __repr__(self) -> str:  # (never the code: up to a MiB, nor a person's secret)
+        if self.human:
+            return "Participant(human=…)"
         if self.builtin:
             return f"Participant(builtin={self.builtin!r})"
         if self.path:
@@ -54,6 +58,12 @@ class Participant:
         if name not in BUILTIN:
             raise ParticipantError(f"no built-in bot {name!r}; built-ins: {', '.join(BUILTIN)}")
         return cls(builtin=name)
+
+    @classmethod
+    def of_person(cls, token: str) -> Participant:
+        if not token:
+            raise ParticipantError("a person's seat needs its token")
+        return cls(human=token)
 
     @classmethod
     def from_file(cls, path: str | Path) -> Participant:
@@ -75,7 +85,7 @@ class Participant:
     @property
     def label(self) -> str:
         """How results name it: the built-in's name, the path as given, or the file name."""
-        return self.builtin or self.path or self.filename
+        return self.builtin or self.path or self.filename or ("person" if self.human else "")
 
     @property
     def is_builtin(self) -> bool:
@@ -98,6 +108,8 @@ class Participant:
         """The job format's seat (a path never leaves this machine: send the code)."""
         if self.builtin:
             return {"builtin": self.builtin}
+        if self.human:
+            return {"human": self.human}
         if self.path:
             raise ParticipantError("a bot file is sent as its code (Participant.from_code)")
         data: dict[str, Any] = {
@@ -115,6 +127,8 @@ class Participant:
             raise ParticipantError("a seat must be an object")
         if data.get("builtin"):
             return cls.of_builtin(str(data["builtin"]))
+        if data.get("human"):
+            return cls.of_person(str(data["human"]))
         try:
             code = base64.b64decode(str(data["code"]), validate=True)
             version = data.get("version")

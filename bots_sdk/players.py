@@ -5,6 +5,9 @@
 - :class:`ProcessPlayer`: a bot in its own process (sandboxed, or plain in debug mode),
   spoken to over the line protocol with non-blocking reads: a per-move deadline, a cap on line
   length and on captured stderr, end-of-file handling. It never blocks on the bot.
+- :class:`PersonPlayer`: a person at a browser, reached through a :class:`Line` (the runner
+  host's mailbox): sent the same view a bot gets, asked again after an answer that is not a
+  legal choice, timed out by a person's clock.
 """
 
 from __future__ import annotations
@@ -451,6 +454,15 @@ class ProcessPlayer:
             return Fault("protocol", f"answered message {reply.id}, not {message.get('id')}")
         return reply
 
+    def quiet(self, wait: float) -> str:
+        """What the bot writes unasked within ``wait`` seconds ('' for nothing): a line, cut."""
+        if self.dead or self.process is None:
+            return ""
+        line = self._read_line(time.monotonic() + wait)
+        if isinstance(line, Fault):
+            return ""  # nothing came (or the bot has gone: that is for its next message)
+        return repr(clean_text(line.decode(errors="replace").rstrip("\n"), 120))
+
     # --- the Player interface ---------------------------------------------------------------
 
     def decide(self, decision: str, view: View, limit: float | None) -> Answer | Fault:
@@ -551,3 +563,93 @@ class ProcessPlayer:
         if self.stderr_dropped:
             text += f"\n[{self.stderr_dropped} more bytes of stderr dropped]"
         return clean_text(text, limit=None)
+
+
+class Line(Protocol):
+    """Messages to and from a person's page: JSON objects."""
+
+    def send(self, message: dict[str, Any]) -> None: ...
+
+    def receive(self, timeout: float) -> Any: ...  # a decoded message, or None by the timeout
+
+
+def person_action(message: Any, ask: int, decision: str, view: View) -> tuple[Any, str]:
+    """The action in a person's ``message`` answering question ``ask``, or why it is not one
+    ('' and None: not an answer to this question at all)."""
+    if not isinstance(message, dict) or message.get("id") != ask:
+        return None, ""
+    action = message.get("action")
+    if decision == "pass":
+        count = view.rules.pass_count
+        if (
+            not isinstance(action, list)
+            or not all(isinstance(c, str) and c in view.hand for c in action)
+            or len(set(action)) != len(action)
+        ):
+            return None, "choose cards from your hand"
+        if len(action) != count:
+            return None, f"pass {count} cards"
+        return list(action), ""
+    if not isinstance(action, str) or action not in view.legal:
+        return None, f"{str(action)[:20]!r} is not a legal choice"
+    return action, ""
+
+
+class PersonPlayer:
+    """A person's seat: every question is sent with its view and the seconds allowed; answers
+    that are not legal are refused and asked again, until the clock runs out (a timeout: the
+    runner's fallback plays that decision, and after three the rest of the game)."""
+
+    def __init__(self, line: Line) -> None:
+        self.line = line
+        self.asked = 0
+
+    def start(self, seat: int, rules_spec: Any, seed: int) -> Fault | None:
+        self.notify("start", None, seat=seat, rules=rules_spec)
+        return None
+
+    def decide(self, decision: str, view: View, limit: float | None) -> Answer | Fault:
+        self.asked += 1
+        ask = self.asked
+        seconds = limit if limit is not None else 60.0
+        started = time.monotonic()
+        deadline = started + seconds
+        self.line.send(
+            {
+                "type": "decide",
+                "id": ask,
+                "decision": decision,
+                "count": view.rules.pass_count if decision == "pass" else 1,
+                "view": view.to_dict(),
+                "seconds": seconds,
+                "until": time.time() + seconds,
+            }
+        )
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                self.line.send({"type": "timeout", "id": ask})
+                return Fault("timeout", f"no answer in {seconds:.0f} s")
+            try:
+                message = self.line.receive(left)
+            except Exception as exc:  # noqa: BLE001 — a mailbox failure is this seat's timeout
+                return Fault("timeout", f"the person's line failed: {type(exc).__name__}")
+            action, why = person_action(message, ask, decision, view)
+            if why:
+                self.line.send({"type": "refused", "id": ask, "why": why})
+            elif action is not None:
+                self.line.send({"type": "accepted", "id": ask, "action": action})
+                return Answer(action, time.monotonic() - started)
+
+    def notify(self, kind: str, view: View | None, **more: Any) -> None:
+        message = {"type": kind, **more}
+        if view is not None:
+            message["view"] = view.to_dict()
+        try:
+            self.line.send(message)
+        except Exception:  # noqa: BLE001 — a notice decides nothing; the clock does the rest
+            pass
+
+    def close(self) -> str:
+        self.notify("closed", None)
+        return ""

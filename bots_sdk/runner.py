@@ -16,7 +16,9 @@ for the rest of the match.
 
 from __future__ import annotations
 
+import functools
 import hashlib
+import logging
 import tempfile
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -25,13 +27,15 @@ from typing import Any, TypeVar
 
 from bots_sdk.bot import lowest, strength
 from bots_sdk.builtin import make_builtin
-from bots_sdk.participants import Participant
+from bots_sdk.participants import Participant, ParticipantError
 from bots_sdk.players import Answer, Fault, InProcessPlayer, Player, ProcessPlayer
 from bots_sdk.protocol import PHASE_DECISIONS, clean_text
 from bots_sdk.sandbox import Launcher, Limits, default_launcher
 from bots_sdk.view import View
 from engine.rules import RuleSet
 from engine.state import GameState, IllegalMoveError, Phase
+
+logger = logging.getLogger(__name__)
 
 #: Faults after which a seat is played by the fallback for the rest of the match.
 MAX_FAULTS = 3
@@ -43,6 +47,12 @@ class TimeControl:
 
     move: float = 1.0
     bank: float = 10.0
+
+
+#: A person's clock (the bots at the table keep theirs).
+HUMAN_CLOCK = TimeControl(move=30.0, bank=120.0)
+#: Who reaches a person's seat: the runner host's factory of :class:`PersonPlayer`.
+People = Callable[[Participant], Player]
 
 
 @dataclass
@@ -178,10 +188,18 @@ class _Seat:
 
 
 def _player_for(
-    participant: Participant, path: Path | None, seed: int, launcher_factory: Callable[[], Launcher]
+    participant: Participant,
+    path: Path | None,
+    seed: int,
+    launcher_factory: Callable[[], Launcher],
+    people: People | None,
 ) -> Player:
     if participant.builtin:
         return InProcessPlayer(make_builtin(participant.builtin, seed))
+    if participant.human:
+        if people is None:
+            raise ParticipantError("a person's seat needs a runner that reaches people")
+        return people(participant)
     assert path is not None
     return ProcessPlayer(path, launcher_factory())
 
@@ -218,10 +236,15 @@ def run_match(
     limits: Limits | None = None,
     sandbox: str | None = None,
     on_progress: Callable[[int, int], None] | None = None,
+    observer: Callable[[int, GameState], None] | None = None,
+    people: People | None = None,
+    human_clock: TimeControl = HUMAN_CLOCK,
 ) -> MatchResult:
     """Play a match; see the module docstring. ``bots`` are participants (or, as on a
     command line, built-in names and bot files); ``sandbox`` names the backend for bot files
-    (default: ``BIDEL_SANDBOX`` or bubblewrap). Game g is dealt from ``seed + g``."""
+    (default: ``BIDEL_SANDBOX`` or bubblewrap). Game g is dealt from ``seed + g``.
+    ``observer(g, state)`` sees game g's state after every change (live viewing); what it
+    raises is logged and ends its observing, never the match."""
     original = RuleSet.from_spec(rules)
     participants = [Participant.parse(bot) for bot in bots]
     slots = match_games(original.players, games, duplicate)
@@ -238,6 +261,9 @@ def run_match(
                 unsafe=unsafe,
                 limits=limits,
                 sandbox=sandbox,
+                observer=None if observer is None else functools.partial(observer, slot.game),
+                people=people,
+                human_clock=human_clock,
             )
         )
         if on_progress:
@@ -262,6 +288,9 @@ def play_game(
     unsafe: bool = False,
     limits: Limits | None = None,
     sandbox: str | None = None,
+    observer: Callable[[GameState], None] | None = None,
+    people: People | None = None,
+    human_clock: TimeControl = HUMAN_CLOCK,
 ) -> GameResult:
     """One game of a match: ``bots`` seated moved ``rotation`` seats along (seat s gets
     ``bots[(s + rotation) % n]``), dealt from ``seed``."""
@@ -281,9 +310,22 @@ def play_game(
     seating = seated([Participant.parse(bot) for bot in bots], rotation)
     with tempfile.TemporaryDirectory(prefix="bidel-game-") as folder:
         # (a bot given as code is written here first; a bad one raises before any start)
-        sources = [None if p.builtin else p.source(Path(folder), n) for n, p in enumerate(seating)]
+        sources = [
+            None if p.builtin or p.human else p.source(Path(folder), n)
+            for n, p in enumerate(seating)
+        ]
         return _play_game(
-            ruleset, seed, seating, sources, rotation, hands, time_control, launcher_factory
+            ruleset,
+            seed,
+            seating,
+            sources,
+            rotation,
+            hands,
+            time_control,
+            launcher_factory,
+            _Observer(observer),
+            people,
+            human_clock,
         )
 
 
@@ -296,20 +338,25 @@ def _play_game(
     hands: int | None,
     time_control: TimeControl | None,
     launcher_factory: Callable[[], Launcher],
+    observe: _Observer,
+    people: People | None,
+    human_clock: TimeControl,
 ) -> GameResult:
     state = GameState(rules, seed=seed)
     seats: list[_Seat] = []
     try:  # from the first start: whatever happens, every process started is closed
         for seat, participant in enumerate(seating):
             player = _player_for(
-                participant, sources[seat], bot_seed(seed, rotation, seat), launcher_factory
+                participant, sources[seat], bot_seed(seed, rotation, seat), launcher_factory, people
             )
             label = clean_text(participant.label, limit=None)
-            entry = _Seat(player, SeatResult(bot=label), time_control)
+            clock = human_clock if participant.human else time_control
+            entry = _Seat(player, SeatResult(bot=label), clock)
             seats.append(entry)
             fault = player.start(seat, rules.to_spec(), bot_seed(seed, rotation, seat))
             if fault is not None:
                 _record_fault(entry, state, "start", fault)
+        observe(state)
         while True:
             phase = state.phase
             if phase is Phase.GAME_OVER:
@@ -322,14 +369,33 @@ def _play_game(
                     _notify_all(state, seats, "game_end")
                     break
                 state.next_hand()
+                observe(state)
                 continue
             _decide(state, seats[state.current])
+            observe(state)
     finally:
         _close_all(seats)
     record = state.to_record()
     return GameResult(
         record=record, seats=[s.result for s in seats], rotation=rotation, state=state
     )
+
+
+class _Observer:
+    """Calls an observer with the state; the first exception is logged and ends it (a live
+    feed that fails must not touch the match)."""
+
+    def __init__(self, observer: Callable[[GameState], None] | None) -> None:
+        self.observer = observer
+
+    def __call__(self, state: GameState) -> None:
+        if self.observer is None:
+            return
+        try:
+            self.observer(state)
+        except Exception:  # noqa: BLE001 — logged; the match goes on unobserved
+            logger.exception("the match's observer failed; it observes no more")
+            self.observer = None
 
 
 def _close_all(seats: list[_Seat]) -> None:

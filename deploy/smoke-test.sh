@@ -72,14 +72,14 @@ check "redis keeps an append-only file in /data" \
     docker exec "$REDIS" sh -c 'redis-cli config get appendonly | tail -n 1 | grep -qx yes && ls /data'
 
 if docker image inspect "$APP" >/dev/null 2>&1; then
-    # The app as compose runs it: migrate, then gunicorn and one Celery worker (the health
+    # The app as compose runs it: migrate, then uvicorn and one Celery worker (the health
     # endpoint answers 200 only when a worker answers a ping).
     app_env=(-e DEBUG=0 -e SECRET_KEY=smoke-test-not-secret-smoke-test-not-secret-0123456789
              -e ALLOWED_HOSTS="$WEB,localhost,127.0.0.1" -e BIDEL_VAR_DIR=/var/lib/bidel
              -e DATABASE_URL="postgres://bidel:bidel@$PG:5432/bidel" -e REDIS_URL="redis://$REDIS:6379/0")
     check "$APP: manage.py migrate against $PG" \
         on_net "${app_env[@]}" "$APP" python manage.py migrate --noinput
-    check "$APP: start gunicorn ($WEB)" docker run -d --name "$WEB" --network "$NET" "${app_env[@]}" "$APP"
+    check "$APP: start uvicorn ($WEB)" docker run -d --name "$WEB" --network "$NET" "${app_env[@]}" "$APP"
     check "$APP: start a Celery worker ($WORKER)" docker run -d --name "$WORKER" --network "$NET" "${app_env[@]}" \
         "$APP" celery -A hearts_platform worker --loglevel=INFO --concurrency=1
     # From another container (the small python image): the status and the body, 503 or not.

@@ -2,7 +2,7 @@
 
 A bad or missing setting stops the process with a single line on stderr naming the variable
 and what to do (``SettingsError`` is a ``SystemExit``), whichever entry point loaded the
-settings: ``manage.py``, ``celery``, ``gunicorn`` or pytest.
+settings: ``manage.py``, ``celery``, ``uvicorn`` or pytest.
 """
 
 from __future__ import annotations

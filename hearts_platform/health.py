@@ -40,7 +40,7 @@ def check_broker(app: Celery, *, timeout: float) -> dict[str, Any]:
     try:
         with app.connection_for_write() as connection:
             connection.ensure_connection(max_retries=1, timeout=timeout)
-            transport = connection.transport_cls
+            transport = connection.transport.driver_type  # "filesystem" or "redis"
     except Exception as exc:  # kombu raises the transport's own errors; report any
         return {"ok": False, "url": url, "error": str(exc).strip() or type(exc).__name__}
     return {"ok": True, "url": url, "transport": transport, "latency_ms": _elapsed_ms(started)}

@@ -57,6 +57,7 @@ INSTALLED_APPS = [
     "drf_spectacular_sidecar",  # Swagger UI and Redoc served by us: /api/docs/ works offline
     "django_filters",  # the API's list filters, documented in the schema
     "django_celery_beat",
+    "channels",
     "arena",
 ]
 
@@ -148,9 +149,25 @@ else:
         }
     }
 
+# --- Channels (the live WebSockets: hearts_platform/asgi.py) ---------------------------------
+# Spectators read the runners' live feed (hearts_runner/live.py: Redis, or files on the
+# embedded default) through one follower per match per web process (arena/live.py); the
+# channel layer carries messages between consumers: Redis when there is one, else in memory.
+ASGI_APPLICATION = "hearts_platform.asgi.application"
+if REDIS_URL:
+    CHANNEL_LAYERS = {
+        "default": {
+            "BACKEND": "channels_redis.core.RedisChannelLayer",
+            "CONFIG": {"hosts": [REDIS_URL], "prefix": "bidel:channels"},
+        }
+    }
+else:
+    CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
+
 # --- Celery (read by hearts_platform/celery.py through the CELERY_ namespace) ---------------
 
 CELERY_BROKER_URL = _transport["broker_url"]
+CELERY_BROKER_TRANSPORT = _transport["broker_transport"]
 CELERY_RESULT_BACKEND = _transport["result_backend"]
 CELERY_BROKER_TRANSPORT_OPTIONS = _transport["broker_transport_options"]
 CELERY_RESULT_BACKEND_TRANSPORT_OPTIONS = _transport["result_backend_transport_options"]
@@ -225,11 +242,13 @@ REST_FRAMEWORK = {
     # buckets as the API (arena/web.py).
     "DEFAULT_THROTTLE_RATES": {
         "challenges": env.str("CHALLENGE_RATE", "30/hour"),
+        # Games a person starts against bots (anonymous visitors too: counted per address).
+        "human_games": env.str("HUMAN_GAME_RATE", "30/hour"),
         "signup": "20/hour",
         "login": "30/minute",
         "token": "20/hour",
     },
-    # gunicorn faces the clients: the address is REMOTE_ADDR; a client's X-Forwarded-For would
+    # uvicorn faces the clients: the address is REMOTE_ADDR; a client's X-Forwarded-For would
     # otherwise give it a fresh throttle bucket per request.
     "NUM_PROXIES": 0,
 }

@@ -35,4 +35,6 @@ urlpatterns = [
     path("bots/new/", web.bot_new, name="bot_new"),
     path("bots/<int:bot_id>/upload/", web.version_upload, name="version_upload"),
     path("challenges/new/", web.challenge_new, name="challenge_new"),
+    path("play/", web.play_new, name="play_new"),
+    path("play/<str:token>/", web.play_page, name="play"),
 ]

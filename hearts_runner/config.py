@@ -40,6 +40,7 @@ def celery_settings() -> dict[str, Any]:
     chosen = transport()
     return {
         "broker_url": chosen["broker_url"],
+        "broker_transport": chosen["broker_transport"],
         "result_backend": None,
         "broker_transport_options": chosen["broker_transport_options"],
         "broker_connection_retry_on_startup": True,

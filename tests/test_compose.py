@@ -76,7 +76,7 @@ def test_no_password_is_written_in_the_file() -> None:
 
 def test_commands(compose: dict[str, Any]) -> None:
     services = compose["services"]
-    assert services["web"]["command"][:2] == ["gunicorn", "hearts_platform.wsgi"]
+    assert services["web"]["command"][:2] == ["uvicorn", "hearts_platform.asgi:application"]
     assert services["worker"]["command"][:4] == ["celery", "-A", "hearts_platform", "worker"]
     assert "--queues=celery" in services["worker"]["command"]  # plays nothing itself
     beat = services["beat"]["command"]

@@ -86,7 +86,7 @@ def test_demo_comes_up_healthy_and_ctrl_c_leaves_nothing_behind(tmp_path: Path) 
         assert health["workers"]["ok"] and health["workers"]["count"] >= 2
         assert health["runners"]["count"] == 1 and health["sandbox"]["ok"]
         assert "Healthy " in printed and "beat (ladders, tournaments) are running" in printed
-        # web (gunicorn master + workers), worker and runner (celery + pool), beat, the demo
+        # web (uvicorn parent + workers), worker and runner (celery + pool), beat, the demo
         assert len(_processes_with(marker)) >= 6
 
         # Beat runs: a tournament due now starts and finishes by itself.

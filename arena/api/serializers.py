@@ -321,6 +321,13 @@ class ChallengeSerializer(serializers.Serializer):
         return seats
 
 
+class HumanGameSerializer(ChallengeSerializer):
+    """A person's game: the opponents (bots or built-ins), the rules, the hands, the seat."""
+
+    seats = serializers.ListField(child=SeatField(), min_length=2, max_length=10)
+    seat = serializers.IntegerField(min_value=0, max_value=10, default=0)
+
+
 class TournamentSerializer(serializers.ModelSerializer):
     progress = serializers.SerializerMethodField()
     bots = serializers.SerializerMethodField()

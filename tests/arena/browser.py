@@ -1,5 +1,5 @@
 """Helpers for the browser tests: Debian's Chromium driven by Playwright, the project's web
-server as a real gunicorn process, and a small world of real data (matches played by the
+server as a real uvicorn process, and a small world of real data (matches played by the
 engine, a validated upload, ratings refitted over time, a finished tournament)."""
 
 from __future__ import annotations
@@ -9,9 +9,11 @@ import os
 import random
 import re
 import shutil
+import socket
 import subprocess
 import sys
 import threading
+import time
 import uuid
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
@@ -61,19 +63,25 @@ class Server:
         return "".join(self.output)
 
 
+def _accepts(host: str, port: int) -> bool:
+    with socket.socket() as probe:
+        return probe.connect_ex((host, port)) == 0
+
+
 @contextmanager
 def web_server(env: Mapping[str, str]) -> Iterator[Server]:
-    """``gunicorn hearts_platform.wsgi`` on a free port, as production runs the pages."""
+    """``uvicorn hearts_platform.asgi`` on a free port, as production runs the pages and the
+    live WebSockets."""
     argv = [
         sys.executable,
         "-m",
-        "gunicorn",
-        "hearts_platform.wsgi",
-        "--bind=127.0.0.1:0",
+        "uvicorn",
+        "hearts_platform.asgi:application",
+        "--host=127.0.0.1",
+        "--port=0",
         "--workers=2",
-        "--threads=4",
-        "--access-logfile=-",
-        "--no-control-socket",
+        "--ws=websockets-sansio",
+        "--lifespan=off",
     ]
     process = subprocess.Popen(
         argv,
@@ -89,11 +97,18 @@ def web_server(env: Mapping[str, str]) -> Iterator[Server]:
         assert process.stdout is not None
         for line in process.stdout:
             output.append(line)
-            found = re.search(r"Listening at: (http://[0-9.:]+)", line)
-            if found:  # the socket is bound: connections wait in its backlog from now on
+            found = re.search(r"Uvicorn running on (http://[0-9.:]+)", line)
+            if found:
                 break
         else:
-            raise AssertionError("gunicorn exited before listening:\n" + "".join(output))
+            raise AssertionError("uvicorn exited before listening:\n" + "".join(output))
+        # The parent binds the socket; its workers listen once each has started.
+        address = found.group(1).removeprefix("http://").rsplit(":", 1)
+        deadline = time.monotonic() + 60
+        while not _accepts(address[0], int(address[1])):
+            assert time.monotonic() < deadline, "uvicorn's workers never listened"
+            assert process.poll() is None, "uvicorn exited:\n" + "".join(output)
+            time.sleep(0.05)  # polling the condition (a connection accepted), not a guess
         server = Server(url=found.group(1), process=process, output=output)
         threading.Thread(target=lambda: output.extend(process.stdout), daemon=True).start()  # type: ignore[arg-type]
         yield server

@@ -1,25 +1,29 @@
 """The pages in a real headless Chromium (Debian's, driven by Playwright) against the real web
-server (gunicorn) and real data: every page loads and is screenshotted (desktop and phone),
+server (uvicorn) and real data: every page loads and is screenshotted (desktop and phone),
 passes axe-core's checks, the replay viewer steps through a match exactly as the record says
 (cards, trick winners, points, scores) by mouse and by keyboard, and a bot author signs up,
 uploads, and challenges through the forms while a real Celery worker does the work."""
 
 from __future__ import annotations
 
+import json
 import re
+import subprocess
+import sys
 import uuid
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
-from engine.record import replay
+from engine.record import replay, verify
 from tests.arena.browser import (
     ARTIFACTS,
     CHROMIUM,
     CHROMIUM_ARGS,
     GOOD_BOT,
     PASSWORD,
+    PROJECT_DIR,
     Server,
     World,
     prepare_world,
@@ -135,6 +139,7 @@ def _pages(world: World) -> dict[str, str]:
         "matches": "/matches/",
         "builtin": "/bots/builtin/heuristic/",
         "guide": "/docs/bots/",
+        "play": "/play/",
     }
 
 
@@ -153,6 +158,7 @@ PAGE_NAMES = [
     "matches",
     "builtin",
     "guide",
+    "play",
 ]
 
 
@@ -182,6 +188,7 @@ def test_page_loads_with_real_data_fits_and_is_screenshotted(
             "matches": "Matches",
             "builtin": "heuristic (built-in bot)",
             "guide": "Writing a Bidel bot",
+            "play": "Play against bots",
         }
         assert heading == expected[name]
         if name == "ladder":
@@ -381,7 +388,7 @@ def test_replay_controls_work_by_keyboard_and_links_open_a_given_trick(
     page.keyboard.press("Enter")
     assert page.evaluate(SNAPSHOT)["status"].startswith(expected[2]["status"])
     page.keyboard.press("Shift+Tab")  # to Play
-    assert page.evaluate("document.activeElement.id") == "play"
+    assert page.evaluate("document.activeElement.id") == "play-replay"
     page.keyboard.press("Enter")
     expect_pause = page.get_by_role("button", name="Pause")
     expect_pause.wait_for()
@@ -504,8 +511,10 @@ def test_author_signs_up_uploads_and_challenges_through_the_forms(tab: Tab, worl
         page.get_by_label("Hands").fill("1")
         page.get_by_role("button", name="Queue the challenge").click()
         page.wait_for_url(re.compile(r"/matches/\d+/$"))
-        # Played by the worker; the page refreshes itself until the replay is there.
-        page.locator("#replay").wait_for(timeout=120_000)
+        # Played by the worker while the page watches it live; then its replay.
+        page.get_by_role("link", name="See its replay").click(timeout=120_000)
+        page.locator("#share").wait_for()  # the finished match's page,
+        page.locator("#table .seat").first.wait_for()  # drawn by its script
         assert page.locator("#table .seat").count() == 4
         page.evaluate("document.activeElement.blur()")
         page.keyboard.press("ArrowRight")
@@ -599,3 +608,234 @@ def test_owner_pages_in_persian_pass_axe(browser: Any, server: Server, world: Wo
         assert not tab.problems, tab.problems
     finally:
         tab.context.close()
+
+
+def _in_world(world: World, code: str) -> str:
+    """Run ``code`` (after ``django.setup()``) in a child process on the world's database (this
+    one holds no connection); the last line it printed."""
+    made = subprocess.run(
+        [sys.executable, "-c", "import django\ndjango.setup()\n" + code],
+        cwd=PROJECT_DIR,
+        env={**world.env, "DJANGO_SETTINGS_MODULE": "hearts_platform.settings"},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert made.returncode == 0, made.stderr
+    return made.stdout.strip().splitlines()[-1]
+
+
+def _queue_match_without_playing_it(world: World, seats: list[str], hands: int) -> int:
+    """A challenge queued in the world's database (a child process: this one holds no
+    connection); no worker runs yet, so nothing of it is played before the page watches."""
+    code = (
+        "from arena import services\n"
+        "from arena.models import Match\n"
+        f"seats = [services.SeatSpec(builtin=b) for b in {seats!r}]\n"
+        "match = services.match_create(kind=Match.Kind.CHALLENGE, seats=seats, "
+        f"hands={hands}, seed=77)\n"
+        "print(match.pk)\n"
+    )
+    return int(_in_world(world, code))
+
+
+LIVE_STATE = """() => ({
+  status: document.getElementById("status").textContent,
+  following: document.getElementById("live").getAttribute("aria-pressed") === "true",
+  ended: window.bidelLive.ended,
+  events: window.bidelLive.events,
+  hands: window.bidelLive.data.hands,
+})"""
+
+
+def test_a_second_browser_watches_a_bot_match_live_within_a_second(tab: Tab, world: World) -> None:
+    match_id = _queue_match_without_playing_it(
+        world, ["montecarlo", "heuristic", "montecarlo", "low"], hands=2
+    )
+    page = tab.page
+    tab.open(f"/matches/{match_id}/")
+    page.wait_for_function("() => window.bidelLive && window.bidelLive.connected")
+    assert page.evaluate("() => window.bidelLive.events.length") == 0
+    assert "Waiting for the first deal" in page.locator("#status").inner_text()
+    watching = page.evaluate("() => Date.now() / 1000")
+    # Connected (the consumer said hello before any event): now the match is played.
+    with celery_worker(
+        env=world.env, hostname=f"live-{match_id}@browser", queues=["celery", "runner"]
+    ):
+        page.wait_for_function(
+            "() => window.bidelLive.events.some((e) => e.type === 'frame')", timeout=120_000
+        )
+        assert " · live" in page.locator("#status").inner_text()
+        assert _axe_violations(page) == []
+        page.set_viewport_size(PHONE)  # the live page on a phone: nothing wider than the screen
+        width = page.evaluate("document.documentElement.scrollWidth")
+        assert width <= PHONE["width"], f"the live match page is {width}px wide on a phone"
+        page.set_viewport_size(DESKTOP)
+        # Stepping back leaves the newest move; "Live" returns to it.
+        page.get_by_role("button", name="Step back").click()
+        assert not page.evaluate(LIVE_STATE)["following"]
+        page.get_by_role("button", name="Live").click()
+        assert page.evaluate(LIVE_STATE)["following"]
+        page.wait_for_function("() => window.bidelLive.stored", timeout=120_000)
+    live = page.evaluate(LIVE_STATE)
+    frames = [e for e in live["events"] if e["type"] == "frame"]
+    assert {e["seq"] for e in frames} and all(e["at"] >= watching - 1 for e in frames)
+    events = [e for e in live["events"] if "seq" in e]
+    seqs = [e["seq"] for e in events]
+    assert seqs == sorted(set(seqs)) and seqs[0] == 0  # in order, none repeated
+    # Each move reached the page within a second: a move the page got in a later frame (a
+    # frame shows its whole hand; a burst of moves sends the newest) was published after the
+    # event received before it, so its delay is at most this bound.
+    bounds = [
+        later["seen"] - earlier["at"]
+        for earlier, later in zip(events, events[1:])
+        if later["seq"] > earlier["seq"] + 1  # moves in between, shown by the later frame
+    ]
+    bounds += [e["seen"] - e["at"] for e in events]
+    assert max(bounds) < 1.0, f"a move reached the page after up to {max(bounds):.3f} s"
+    assert page.locator("#live-status").is_visible()
+    # The finished replay is the live sequence.
+    tab.open(f"/matches/{match_id}/")
+    finished = page.evaluate("() => JSON.parse(document.getElementById('replay').dataset.frames)")
+    assert len(finished["hands"]) == len(live["hands"]) == 2
+    for seen, stored in zip(live["hands"], finished["hands"], strict=True):
+        for field in ("dealt", "passes", "tricks", "points", "scores", "totals", "shooter"):
+            assert seen[field] == stored[field], field
+    tab.shoot("live-match-finished")
+
+
+def _persons_game_as_hakem(world: World, rules: str) -> str:
+    """A person's game (seat 0) dealt so that seat 0 is the hakem; its page's token."""
+    from engine.rules import RuleSet
+    from engine.state import GameState
+
+    seed = next(s for s in range(1000) if GameState(RuleSet.from_spec(rules), seed=s).current == 0)
+    code = (
+        "from arena import services\n"
+        "opponents = [services.SeatSpec(builtin=b) for b in ('heuristic', 'montecarlo', 'low')]\n"
+        "match, token = services.human_game_create(user=None, opponents=opponents, "
+        f"rules={rules!r}, hands=1, seed={seed})\n"
+        "print(token)\n"
+    )
+    return _in_world(world, code)
+
+
+PLAY_STATE = """() => ({
+  connected: window.bidelPlay.connected,
+  pending: window.bidelPlay.pending && window.bidelPlay.sentFor !== window.bidelPlay.pending.id
+    ? window.bidelPlay.pending : null,
+  closed: window.bidelPlay.closed,
+  hand: [...document.querySelectorAll("#hand button.card")].map((b) => b.dataset.card),
+  enabled: [...document.querySelectorAll("#hand button.card:not([disabled])")].map(
+    (b) => b.dataset.card),
+})"""
+WAIT_FOR_A_QUESTION = """() => window.bidelPlay.closed || (window.bidelPlay.pending
+  && window.bidelPlay.sentFor !== window.bidelPlay.pending.id)"""
+
+
+def _answer(page: Any, ask: dict[str, Any], by_keyboard: bool) -> None:
+    """Answer the open question as a person would: the first legal choice (lowest card)."""
+
+    def press(locator: Any) -> None:
+        if by_keyboard:
+            locator.focus()
+            page.keyboard.press("Enter")
+        else:
+            locator.click()
+
+    legal = ask["view"]["legal"]
+    if ask["decision"] == "pass":
+        for card in ask["view"]["hand"][: ask["count"]]:
+            press(page.locator(f'#hand button[data-card="{card}"]'))
+        press(page.locator("#confirm"))
+    elif ask["decision"] == "play":
+        press(page.locator(f'#hand button[data-card="{legal[0]}"]'))
+    else:
+        press(page.locator(f'#choices button[data-option="{legal[0]}"]'))
+
+
+@pytest.mark.parametrize("rules", ["standard", "hokm_40"])
+def test_a_person_plays_a_whole_hand_by_keyboard_and_mouse_and_a_reload_resumes(
+    tab: Tab, browser: Any, server: Server, world: World, rules: str
+) -> None:
+    page = tab.page
+    with celery_worker(
+        env=world.env,
+        hostname=f"person-{rules}@browser",
+        queues=["celery", "runner"],
+        concurrency=2,
+    ):
+        if rules == "standard":  # through the form, as anyone would
+            tab.open("/play/")
+            page.get_by_label("Rules").select_option(rules)
+            page.get_by_label("Hands").fill("1")
+            page.get_by_role("button", name="Sit down").click()
+            page.wait_for_url(re.compile(r"/play/[\w-]+/$"))
+        else:  # dealt so that the person is the hakem: they declare trumps too
+            tab.open(f"/play/{_persons_game_as_hakem(world, rules)}/")
+        page.wait_for_function(WAIT_FOR_A_QUESTION, timeout=120_000)
+        if rules == "standard":  # the rest of this game on a phone's screen
+            page.set_viewport_size(PHONE)
+            width = page.evaluate("document.documentElement.scrollWidth")
+            assert width <= PHONE["width"], f"the game is {width}px wide on a phone"
+        assert _axe_violations(page) == []
+        tab.shoot(f"play-{rules}-start")
+        # A bystander watches the same game on its match page: what reaches that browser.
+        match_path = page.locator("#play").get_attribute("data-match")
+        bystander = Tab(browser, server, DESKTOP)
+        frames: list[str] = []
+        bystander.page.on(
+            "websocket", lambda ws: ws.on("framereceived", lambda data: frames.append(str(data)))
+        )
+        bystander.open(match_path)
+        decisions, reloaded, asked = 0, False, []
+        while True:
+            page.wait_for_function(WAIT_FOR_A_QUESTION, timeout=120_000)
+            seen = page.evaluate(PLAY_STATE)
+            if seen["closed"]:
+                break
+            ask = seen["pending"]
+            if ask["decision"] == "play":
+                # Only the legal cards can be chosen; the others are disabled buttons.
+                assert sorted(seen["enabled"]) == sorted(ask["view"]["legal"])
+                assert set(seen["hand"]) == set(ask["view"]["hand"])
+                if not reloaded and ask["view"]["trick"]:  # mid-trick: reload, same position
+                    page.reload()
+                    page.wait_for_function(WAIT_FOR_A_QUESTION, timeout=60_000)
+                    again = page.evaluate(PLAY_STATE)
+                    assert again["pending"]["id"] == ask["id"]
+                    assert again["pending"]["view"] == ask["view"]
+                    assert again["hand"] == seen["hand"] and again["enabled"] == seen["enabled"]
+                    reloaded = True
+                    tab.shoot(f"play-{rules}-after-reload")
+            _answer(page, ask, by_keyboard=decisions % 2 == 1)
+            asked.append(ask["decision"])
+            decisions += 1
+        assert reloaded and decisions >= 10  # a whole hand: passing (or trumps) and every trick
+        if rules == "hokm_40":
+            assert asked[0] == "trump"  # the hakem declared trumps, by mouse
+        page.get_by_role("link", name="See its replay").wait_for(timeout=120_000)
+        bystander.page.wait_for_function("() => window.bidelLive.stored", timeout=120_000)
+        assert _axe_violations(bystander.page) == []
+        bystander.context.close()
+        match_id = int(
+            re.search(
+                r"/matches/(\d+)/", page.locator("#live-status a").get_attribute("href")
+            ).group(1)
+        )  # type: ignore[union-attr]
+        tab.shoot(f"play-{rules}-over")
+    record = page.request.get(f"/api/matches/{match_id}/record/").json()
+    checked = verify(record)
+    assert checked.get("valid"), checked
+    assert len(record["hands"]) == 1
+    # On the wire, the bystander never received a card before it was played.
+    plays = record["hands"][0]["plays"]
+    events = [json.loads(f) for f in frames]
+    shown_frames = [e for e in events if e.get("type") == "frame"]
+    assert len(shown_frames) >= decisions
+    for event in shown_frames:
+        shown = [c for trick in event["frame"]["tricks"] for _, c in trick["plays"]]
+        assert shown == plays[: len(shown)]
+        cards = set(re.findall(r'"([2-9TJQKA][CDHS])"', json.dumps(event)))
+        assert cards <= set(shown), f"unplayed cards on the wire: {cards - set(shown)}"
+    assert tab.problems == []

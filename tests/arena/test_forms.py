@@ -288,7 +288,9 @@ def test_challenge_by_bot_name_queues_the_match_the_api_would() -> None:
         "low",
         bot.pk,
     ]
-    assert 'http-equiv="refresh"' in client.get(f"/matches/{match.pk}/").content.decode()
+    # Queued: its page waits for it live (the viewer connects to the match's feed).
+    page = client.get(f"/matches/{match.pk}/").content.decode()
+    assert f'data-live="/ws/matches/{match.pk}/live/"' in page
     five = client.post(
         "/challenges/new/?seats=5",
         {

@@ -14,7 +14,7 @@ from django.test import Client
 
 from arena import services
 from arena.models import Ladder, Match
-from arena.replays import replay_frames
+from bots_sdk.frames import replay_frames
 from engine.record import replay
 from tests.arena.live import synthetic_history
 
@@ -147,11 +147,19 @@ def test_tournament_page_standings_crosstable_and_refresh() -> None:
     tournaments.tournament_start(tournament_id=tournament.pk)
     running = Client().get(f"/tournaments/{tournament.pk}/").content.decode()
     assert 'http-equiv="refresh"' in running and "0 of 4 matches" in running
+    first = tournament.matches.order_by("pk").first()
+    assert first is not None
+    services.match_claim(match_id=first.pk, claim="c")  # a table being played: shown live
+    running = Client().get(f"/tournaments/{tournament.pk}/").content.decode()
+    assert running.count('class="live-table"') == 1
+    assert f'data-live="/ws/matches/{first.pk}/live/"' in running
+    Match.objects.filter(pk=first.pk).update(status=Match.Status.QUEUED, claim_token="")
     for match in tournament.matches.all():
         services.match_run(match_id=match.pk)
     tournaments.tournament_advance(tournament_id=tournament.pk)
     page = Client().get(f"/tournaments/{tournament.pk}/").content.decode()
     assert 'http-equiv="refresh"' not in page and "4 of 4 matches" in page
+    assert "live-table" not in page
     assert page.count('class="interval"') == 4 and "Crosstable" in page
     assert page.count("/4</td>") == 12  # every pair met at all four tables of the rotation
     assert page.count('href="/matches/') == 4 + 1  # the four tables, and the header's index
@@ -369,3 +377,84 @@ def test_built_ins_have_pages_and_the_guides_are_served() -> None:
     home = Client().get("/").content.decode()
     assert "Write a bot in three steps" in home and 'href="/docs/bots/"' in home
     assert re.search(r"Now: \d+ match(es)? playing, \d+ queued", home)
+
+
+def _sit_down(client: Client, rules: str = "hokm_40") -> tuple[Match, str]:
+    response = client.post(
+        "/play/",
+        {
+            "rules": rules,
+            "opponent1": "heuristic",
+            "opponent2": "low",
+            "opponent3": "random",
+            "hands": "1",
+        },
+    )
+    assert response.status_code == 302, response.content.decode()[-2000:]
+    token = response["Location"].strip("/").split("/")[-1]
+    match = Match.objects.get(seats__human_token=token)
+    return match, token
+
+
+def test_anyone_sits_down_against_bots_and_the_runner_gets_a_persons_seat() -> None:
+    from arena.jobs import _match_job
+
+    match, token = _sit_down(Client())
+    assert match.kind == Match.Kind.HUMAN and match.requested_by is None and match.ladder is None
+    assert match.hands == 1
+    seats = list(match.seats.order_by("seat"))
+    assert [s.builtin for s in seats] == ["", "heuristic", "low", "random"]
+    assert seats[0].human_token == token and seats[0].person is None
+    job = _match_job(match)
+    assert job.live == "bystander"  # its spectators see what a bystander sees
+    assert job.seats[0].human == token and job.seats[1].builtin == "heuristic"
+    page = Client().get(f"/play/{token}/").content.decode()
+    assert f'data-play="/ws/play/{token}/"' in page
+    assert f'data-live="/ws/matches/{match.pk}/live/"' in page
+    assert Client().get("/play/not-a-token/").status_code == 404
+    # The match's public page never carries the person's token.
+    assert token not in Client().get(f"/matches/{match.pk}/").content.decode()
+    assert token not in Client().get(f"/api/matches/{match.pk}/").content.decode()
+
+
+def test_the_play_form_says_what_is_wrong_in_the_apis_words() -> None:
+    response = Client().post(
+        "/play/", {"rules": "standard", "opponent1": "nobody-such", "opponent2": "low"}
+    )
+    assert response.status_code == 400
+    assert "neither a bot id nor a built-in" in response.content.decode()
+    assert not Match.objects.filter(kind=Match.Kind.HUMAN).exists()
+
+
+def test_a_signed_in_person_finds_their_games_on_their_account(django_user_model: Any) -> None:
+    user = django_user_model.objects.create_user(username="pat", password="pw-long-enough-1")
+    client = Client()
+    client.force_login(user)
+    match, token = _sit_down(client, "standard")
+    assert match.seats.get(seat=0).person == user and match.requested_by == user
+    page = client.get("/account/").content.decode()
+    assert f'href="/play/{token}/"' in page
+
+
+def test_a_persons_game_holds_its_claim_for_hours_not_minutes() -> None:
+    match, _ = _sit_down(Client(), "standard")
+    claimed = services.match_claim(match_id=match.pk, claim="c")
+    assert claimed is not None and claimed.lease_until is not None
+    held = (claimed.lease_until - claimed.started_at).total_seconds()
+    assert held == services.HUMAN_LEASE_SECONDS > services.LEASE_SECONDS
+    bots = services.match_create(
+        kind=Match.Kind.CHALLENGE, seats=[services.SeatSpec(builtin="low")] * 4, hands=1
+    )
+    claimed = services.match_claim(match_id=bots.pk, claim="d")
+    assert claimed is not None and claimed.lease_until is not None
+    held = (claimed.lease_until - claimed.started_at).total_seconds()
+    assert held == services.LEASE_SECONDS
+
+
+def test_a_bot_page_offers_to_play_against_the_bot() -> None:
+    owner = services.user_create(username="ida", password="a long passphrase")
+    bot = services.bot_create(owner=owner, name="ida-bot")
+    page = Client().get(f"/bots/{bot.pk}/").content.decode()
+    assert 'href="/play/?opponent=ida-bot"' in page
+    form = Client().get("/play/?opponent=ida-bot").content.decode()
+    assert 'id="id_opponent1" name="opponent1" type="text" value="ida-bot"' in form

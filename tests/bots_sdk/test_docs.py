@@ -42,7 +42,7 @@ def test_the_guides_commands_run_as_written(tmp_path: Path) -> None:
     commands = _commands()
     assert len(commands) >= 3, commands  # new, a first play, the duplicate match
     for argv in commands:
-        if argv[3] == "play" and "--unsafe-no-sandbox" not in argv:
+        if argv[3] in ("play", "check") and "--unsafe-no-sandbox" not in argv:
             argv.append("--unsafe-no-sandbox")  # (the sandbox's own tests are elsewhere)
         done = _run(argv, tmp_path)
         assert done.returncode == 0, (argv, done.stderr[-2000:])

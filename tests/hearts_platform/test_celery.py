@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import multiprocessing
 import os
 import uuid
 from pathlib import Path
@@ -12,6 +13,7 @@ from django.conf import settings
 from arena.tasks import ping
 from hearts_platform.celery import app
 from hearts_runner.broker import embedded_transport, redis_transport
+from tests.hearts_platform import broker_race
 from tests.support import celery_worker, child_env, client_app, requires_redis
 
 
@@ -99,3 +101,27 @@ def test_broker_settings_functions(tmp_path: Path, transport: str) -> None:
     else:
         conf = redis_transport("redis://h:6379/1", hard_time_limit=500)
         assert conf["broker_transport_options"]["visibility_timeout"] >= 1000
+
+
+def test_the_embedded_broker_never_hands_out_a_half_written_message(tmp_path: Path) -> None:
+    # Kombu's own filesystem channel writes a message in place and a consumer polling at the
+    # wrong moment takes it half-written: here two readers poll while a writer floods the queue.
+    options = embedded_transport(tmp_path)["broker_transport_options"] | {"polling_interval": 0}
+    count = 1500
+    context = multiprocessing.get_context("spawn")  # no fork of a process with threads
+    results = context.Queue()
+    readers = [context.Process(target=broker_race.take, args=(options, results)) for _ in "ab"]
+    writer = context.Process(target=broker_race.put, args=(options, count))
+    for process in (*readers, writer):
+        process.start()
+    outcomes = [results.get(timeout=120) for _ in readers]
+    for process in (*readers, writer):
+        process.join(timeout=60)
+        assert process.exitcode == 0
+    taken = [i for outcome in outcomes for i in outcome[0]]
+    assert [b for outcome in outcomes for b in outcome[1]] == []
+    assert sorted(taken) == list(range(count))  # each message exactly once
+    for outcome in outcomes:
+        assert outcome[0] == sorted(outcome[0])  # in the order they were sent
+    for folder in ("data_folder_in", "processed_folder"):
+        assert os.listdir(options[folder]) == []  # nothing half-written or claimed is left

@@ -40,7 +40,7 @@ def _interrupt(signum: int, frame: Any) -> None:
 def _port_problem(host: str, port: int) -> str:
     """Why the web server could not listen on ``host:port`` ('' when it can), in one line."""
     with socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET) as probe:
-        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as gunicorn does
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn does
         try:
             probe.bind((host, port))
         except OSError as exc:
@@ -149,11 +149,13 @@ class Command(BaseCommand):
                 [
                     sys.executable,
                     "-m",
-                    "gunicorn",
-                    "hearts_platform.wsgi",
-                    f"--bind={host}:{port}",
+                    "uvicorn",
+                    "hearts_platform.asgi:application",
+                    f"--host={host}",
+                    f"--port={port}",
                     "--workers=2",
-                    "--access-logfile=-",
+                    "--ws=websockets-sansio",
+                    "--lifespan=off",
                 ],
             )
             report = self._wait_healthy(supervisor, health_url, startup_timeout)
@@ -164,7 +166,7 @@ class Command(BaseCommand):
                 "worker, runner and beat (ladders, tournaments) are running."
             )
             if matches:
-                self._seed_and_play(matches)
+                self._seed_and_play(matches, supervisor)
             base = f"http://{host}:{port}"
             self.stdout.write(
                 f"Browse: {base}/ (pages)  {base}/ladders/1/  {base}/signup/ (then upload a bot "
@@ -185,7 +187,7 @@ class Command(BaseCommand):
             supervisor.stop_all()
         self.stdout.write("Stopped.")
 
-    def _seed_and_play(self, count: int) -> None:
+    def _seed_and_play(self, count: int, supervisor: Supervisor) -> None:
         """Demo users and bots (uploaded like anyone's), validated and laddered by the worker."""
         from arena import services
         from arena.models import Bot, BotVersion, Ladder, LadderEntry, Match
@@ -210,8 +212,7 @@ class Command(BaseCommand):
         )
         waiting = [BotVersion.Status.PENDING, BotVersion.Status.VALIDATING]
         self._wait(
-            lambda: not BotVersion.objects.filter(status__in=waiting).exists(),
-            180,
+            supervisor, lambda: not BotVersion.objects.filter(status__in=waiting).exists(), 180
         )
         finished = Match.Status.FINISHED
         target = Match.objects.filter(ladder=ladder, status=finished).count() + count
@@ -219,6 +220,7 @@ class Command(BaseCommand):
         while Match.objects.filter(ladder=ladder, status=finished).count() < target:
             services.ladder_fill(ladder=ladder)
             self._wait(
+                supervisor,
                 lambda: (
                     not Match.objects.filter(
                         ladder=ladder, status__in=[Match.Status.QUEUED, Match.Status.RUNNING]
@@ -239,9 +241,15 @@ class Command(BaseCommand):
                 f"{f'[{low:.0f}, {high:.0f}]':>15}  {row['live_elo']:>8.0f}  {row['matches']}"
             )
 
-    def _wait(self, condition: Any, timeout: float) -> None:
+    def _wait(self, supervisor: Supervisor, condition: Any, timeout: float) -> None:
         deadline = time.monotonic() + timeout
         while not condition():
+            finished = supervisor.exited()
+            if finished:
+                raise CommandError(
+                    f"the {finished[0]} process exited unexpectedly (code {finished[1]}); "
+                    "stopped the rest"
+                )
             if time.monotonic() > deadline:
                 raise CommandError(f"the worker did not finish in {timeout:g} s")
             time.sleep(0.5)  # a CLI waiting on its own worker, not a test

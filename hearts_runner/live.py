@@ -1,0 +1,343 @@
+"""Live feeds: a runner publishes each running match's moves as it plays them; the web tier
+reads them to spectators. No database write per move: the feed is the broker's Redis (a list
+holds the match so far for late arrivals and to step back, a pub/sub channel pushes each new
+event) or, on the embedded default, a file per match under ``var/live/`` (appended a line at a
+time, followed by polling) — the same choice as :mod:`hearts_runner.broker`.
+
+An event is one JSON object with ``seq`` (0, 1, … within a ``run``: a match played again after
+its runner was lost starts a new run) and ``type``: ``table`` (the table's shape and who may
+see what), ``frame`` (the frame of the hand in progress, see :mod:`bots_sdk.frames`) or
+``end``. A bystander's feed (a game with a person at the table) is redacted by the runner
+before it is published: no unplayed card ever enters it.
+
+Nothing here may touch the match it observes: a publisher that fails logs once and goes quiet.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import hashlib
+import json
+import logging
+import os
+import time
+from collections.abc import AsyncIterator, Callable
+from pathlib import Path
+from typing import Any, Protocol
+
+logger = logging.getLogger(__name__)
+
+#: How long a finished match's feed stays readable (its replay is in the database by then).
+TTL_SECONDS = 6 * 3600
+#: How often a file feed is polled for new lines.
+FILE_POLL_SECONDS = 0.02
+
+
+def key_for(kind: str, ref: int) -> str:
+    return f"{kind}-{int(ref)}"
+
+
+class Feed(Protocol):
+    def reset(self, key: str) -> None: ...
+
+    def publish(self, key: str, event: dict[str, Any]) -> None: ...
+
+    def history(self, key: str) -> list[str]: ...
+
+    def follow(self, key: str, ready: asyncio.Event) -> AsyncIterator[str]: ...
+
+
+class RedisFeed:
+    """The feed in Redis: ``bidel:live:<key>`` (a list) and the channel of the same name."""
+
+    def __init__(self, url: str) -> None:
+        import redis
+
+        self.url = url
+        self.client = redis.Redis.from_url(url, socket_timeout=5)
+
+    @staticmethod
+    def name(key: str) -> str:
+        return f"bidel:live:{key}"
+
+    def reset(self, key: str) -> None:
+        self.client.delete(self.name(key))
+
+    def publish(self, key: str, event: dict[str, Any]) -> None:
+        text = json.dumps(event, separators=(",", ":"))
+        pipe = self.client.pipeline(transaction=False)
+        pipe.rpush(self.name(key), text)
+        pipe.expire(self.name(key), TTL_SECONDS)
+        pipe.publish(self.name(key), text)
+        pipe.execute()
+
+    def history(self, key: str) -> list[str]:
+        return [b.decode() for b in self.client.lrange(self.name(key), 0, -1)]
+
+    async def follow(self, key: str, ready: asyncio.Event) -> AsyncIterator[str]:
+        import redis.asyncio
+
+        client = redis.asyncio.Redis.from_url(self.url)
+        pubsub = client.pubsub()
+        try:
+            await pubsub.subscribe(self.name(key))
+            ready.set()
+            async for message in pubsub.listen():
+                if message["type"] == "message":
+                    yield message["data"].decode()
+        finally:
+            await pubsub.aclose()
+            await client.aclose()
+
+
+class FileFeed:
+    """The feed in files: ``<folder>/<key>.jsonl``, one event per line, appended whole."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        folder.mkdir(parents=True, exist_ok=True)
+
+    def path(self, key: str) -> Path:
+        return self.folder / f"{key}.jsonl"
+
+    def reset(self, key: str) -> None:
+        fresh = self.folder / f".{key}.new"
+        fresh.write_bytes(b"")
+        os.replace(fresh, self.path(key))  # a follower sees a new file, not a cut one
+
+    def publish(self, key: str, event: dict[str, Any]) -> None:
+        line = (json.dumps(event, separators=(",", ":")) + "\n").encode()
+        descriptor = os.open(self.path(key), os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        try:
+            os.write(descriptor, line)  # one write: a reader sees the line whole or not yet
+        finally:
+            os.close(descriptor)
+
+    def history(self, key: str) -> list[str]:
+        try:
+            data = self.path(key).read_bytes()
+        except FileNotFoundError:
+            return []
+        return [line.decode() for line in data.split(b"\n")[:-1]]  # the last one is partial
+
+    async def follow(self, key: str, ready: asyncio.Event) -> AsyncIterator[str]:
+        path = self.path(key)
+        position, inode, partial = 0, None, b""
+        try:
+            stat = path.stat()
+            position, inode = stat.st_size, stat.st_ino
+        except FileNotFoundError:
+            pass
+        ready.set()
+        while True:
+            try:
+                stat = path.stat()
+            except FileNotFoundError:
+                await asyncio.sleep(FILE_POLL_SECONDS)
+                continue
+            if stat.st_ino != inode:  # reset: a new run
+                position, inode, partial = 0, stat.st_ino, b""
+            if stat.st_size > position:
+                with path.open("rb") as handle:
+                    handle.seek(position)
+                    data = handle.read(stat.st_size - position)
+                position += len(data)
+                *lines, partial = (partial + data).split(b"\n")
+                for line in lines:
+                    yield line.decode()
+            else:
+                await asyncio.sleep(FILE_POLL_SECONDS)
+
+
+def feed_from_environment() -> Feed:
+    """Redis at ``REDIS_URL``, else files under ``BIDEL_VAR_DIR`` (default: the project's var/)."""
+    redis_url = os.environ.get("REDIS_URL", "")
+    if redis_url:
+        return RedisFeed(redis_url)
+    default = Path(__file__).resolve().parent.parent / "var"
+    return FileFeed(Path(os.environ.get("BIDEL_VAR_DIR") or default) / "live")
+
+
+class Publisher:
+    """One match's feed as the runner writes it: numbers the events, never raises."""
+
+    def __init__(self, feed: Feed, key: str, run: str) -> None:
+        self.feed, self.key, self.run = feed, key, run
+        self.seq = 0
+        self.failed = False
+        self._call(lambda: feed.reset(key))
+
+    def __call__(self, event: dict[str, Any]) -> None:
+        event = {"seq": self.seq, "run": self.run, "at": round(time.time(), 4), **event}
+        self.seq += 1
+        self._call(lambda: self.feed.publish(self.key, event))
+
+    def _call(self, action: Callable[[], None]) -> None:
+        if self.failed:
+            return
+        try:
+            action()
+        except Exception:  # noqa: BLE001 — the match goes on without spectators
+            logger.exception("live feed %s failed; the match goes on unwatched", self.key)
+            self.failed = True
+
+
+@functools.lru_cache(maxsize=1)
+def shared_feed() -> Feed:
+    """This process's feed (one Redis connection pool, or the folder)."""
+    return feed_from_environment()
+
+
+def publisher_for(kind: str, ref: int, claim: str, *, wanted: bool) -> Publisher | None:
+    """A job's live feed, if it asks for one; its run names the claim without revealing it."""
+    if not wanted:
+        return None
+    try:
+        feed = shared_feed()
+    except Exception:  # noqa: BLE001 — no feed means no spectators, never no match
+        logger.exception("no live feed here")
+        return None
+    return Publisher(feed, key_for(kind, ref), run_of(claim))
+
+
+def run_of(claim: str) -> str:
+    """The run a claim plays, as spectators see it: names the claim without revealing it."""
+    return hashlib.sha256(claim.encode()).hexdigest()[:12]
+
+
+def announce(key: str, event: dict[str, Any]) -> None:
+    """Add ``event`` to the end of the current run of ``key``'s feed (the platform, once it has
+    stored the match: spectators then load its replay). Never raises."""
+    try:
+        feed = shared_feed()
+        history = feed.history(key)
+        if not history:
+            return
+        last = json.loads(history[-1])
+        event = {"seq": int(last["seq"]) + 1, "run": last["run"], "at": time.time(), **event}
+        feed.publish(key, event)
+    except Exception:  # noqa: BLE001 — spectators reload by themselves at worst
+        logger.exception("could not announce %s on the live feed %s", event.get("type"), key)
+
+
+# --- a person's seat ----------------------------------------------------------------------
+# The runner sends a person's page its questions on the seat's own feed (key "seat-<token>",
+# read only by whoever holds the token) and takes the answers from the seat's mailbox.
+
+
+class Mailbox(Protocol):
+    def put(self, token: str, text: str) -> None: ...
+
+    def take(self, token: str, timeout: float) -> str | None: ...
+
+
+#: Answers a seat's mailbox holds at most (a page sending more is ignored, never stored).
+MAILBOX_LIMIT = 100
+
+
+class RedisMailbox:
+    def __init__(self, url: str) -> None:
+        import redis
+
+        self.client = redis.Redis.from_url(url, socket_timeout=None)
+
+    @staticmethod
+    def name(token: str) -> str:
+        return f"bidel:answers:{token}"
+
+    def put(self, token: str, text: str) -> None:
+        pipe = self.client.pipeline(transaction=False)
+        pipe.rpush(self.name(token), text)
+        pipe.ltrim(self.name(token), -MAILBOX_LIMIT, -1)
+        pipe.expire(self.name(token), TTL_SECONDS)
+        pipe.execute()
+
+    def take(self, token: str, timeout: float) -> str | None:
+        found = self.client.blpop([self.name(token)], timeout=max(0.01, timeout))
+        return None if found is None else found[1].decode()
+
+
+class FileMailbox:
+    """A folder per seat; each answer a file renamed into it whole, taken oldest first."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+
+    def put(self, token: str, text: str) -> None:
+        box = self.folder / token
+        box.mkdir(parents=True, exist_ok=True)
+        if len(os.listdir(box)) >= MAILBOX_LIMIT:
+            return
+        name = f"{time.monotonic_ns():020d}-{os.getpid()}.json"
+        partial = box / f".{name}"
+        partial.write_text(text)
+        os.replace(partial, box / name)
+
+    def take(self, token: str, timeout: float) -> str | None:
+        box = self.folder / token
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                names = sorted(n for n in os.listdir(box) if not n.startswith("."))
+            except FileNotFoundError:
+                names = []
+            for name in names:
+                try:
+                    text = (box / name).read_text()
+                    (box / name).unlink()
+                except FileNotFoundError:
+                    continue
+                return text
+            if time.monotonic() >= deadline:
+                return None
+            time.sleep(min(FILE_POLL_SECONDS, max(0.0, deadline - time.monotonic())))
+
+
+def mailbox_from_environment() -> Mailbox:
+    redis_url = os.environ.get("REDIS_URL", "")
+    if redis_url:
+        return RedisMailbox(redis_url)
+    default = Path(__file__).resolve().parent.parent / "var"
+    return FileMailbox(Path(os.environ.get("BIDEL_VAR_DIR") or default) / "live" / "answers")
+
+
+@functools.lru_cache(maxsize=1)
+def shared_mailbox() -> Mailbox:
+    return mailbox_from_environment()
+
+
+def seat_key(token: str) -> str:
+    return f"seat-{token}"
+
+
+class SeatLine:
+    """A person's :class:`bots_sdk.players.Line`: questions out on the seat's feed, answers in
+    from its mailbox (JSON objects; anything else is not an answer)."""
+
+    def __init__(self, token: str, run: str) -> None:
+        self.token = token
+        self.publish = Publisher(shared_feed(), seat_key(token), run)
+        self.mailbox = shared_mailbox()
+
+    def send(self, message: dict[str, Any]) -> None:
+        self.publish(message)
+
+    def receive(self, timeout: float) -> Any:
+        text = self.mailbox.take(self.token, timeout)
+        if text is None:
+            return None
+        try:
+            return json.loads(text)
+        except ValueError:
+            return {}  # not an answer: the person is asked again
+
+
+def people_for(claim: str) -> Callable[[Any], Any]:
+    """The runner's factory of person seats for a job played under ``claim``."""
+    from bots_sdk.players import PersonPlayer
+
+    def person(participant: Any) -> PersonPlayer:
+        return PersonPlayer(SeatLine(participant.human, run_of(claim)))
+
+    return person

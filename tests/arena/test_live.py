@@ -1,0 +1,301 @@
+"""Live feeds: what a runner publishes while it plays (the real engine and runner), the feeds
+themselves (files, and real Redis), and the web tier's follower and cursor."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+import uuid
+from pathlib import Path
+from typing import Any
+
+import pytest
+from django.conf import settings
+
+from arena import live
+from bots_sdk.frames import replay_frames
+from bots_sdk.jobs import Job, run_job
+from bots_sdk.participants import Participant
+from bots_sdk.runner import run_match
+from hearts_runner.live import FileFeed, Publisher, RedisFeed
+from tests.support import requires_redis
+
+CARD = re.compile(r'"([2-9TJQKA][CDHS])"')
+
+
+def _job(rules: str, live_for: str, seats: tuple[str, ...] = ("heuristic", "low") * 2) -> Job:
+    return Job(
+        kind="match",
+        ref=1,
+        claim="c",
+        rules=rules,
+        seed=11,
+        hands=2,
+        seats=tuple(Participant.of_builtin(b) for b in seats),
+        live=live_for,
+    )
+
+
+def _published(job: Job) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    events: list[dict[str, Any]] = []
+    publisher = Publisher(_ListFeed(events), "match-1", "run")
+    result = run_job(job, publish=publisher)
+    assert result.ok, result.error
+    return events, result.game or {}
+
+
+class _ListFeed:
+    def __init__(self, events: list[dict[str, Any]]) -> None:
+        self.events = events
+
+    def reset(self, key: str) -> None:
+        self.events.clear()
+
+    def publish(self, key: str, event: dict[str, Any]) -> None:
+        self.events.append(json.loads(json.dumps(event)))  # as it travels: JSON
+
+
+@pytest.mark.parametrize("rules", ["standard", "hokm_40", "moon_choice"])
+def test_the_live_feed_of_a_match_ends_as_its_replay(rules: str) -> None:
+    events, game = _published(_job(rules, "all"))
+    assert [e["seq"] for e in events] == list(range(len(events)))
+    assert events[0]["type"] == "table" and events[-1]["type"] == "end"
+    frames = [e for e in events if e["type"] == "frame"]
+    assert len(frames) > 2 * 52 // 4 * 4 - 10  # a frame for every decision
+    last_of_hand = {e["hand"]: e["frame"] for e in frames}
+    stored = replay_frames(game)["hands"]
+    assert len(last_of_hand) == len(stored)
+    for hand, frame in last_of_hand.items():
+        for field in ("dealt", "hands", "passes", "tricks", "points", "scores", "totals"):
+            assert frame[field] == stored[hand][field], (hand, field)
+
+
+@pytest.mark.parametrize("rules", ["standard", "hokm_40", "persian"])
+def test_a_bystanders_feed_never_carries_a_card_before_it_is_played(rules: str) -> None:
+    events, game = _published(_job(rules, "bystander"))
+    plays = [hand["plays"] for hand in game["hands"]]
+    frames = [e for e in events if e["type"] == "frame"]
+    assert frames
+    for event in frames:
+        shown = [c for trick in event["frame"]["tricks"] for _, c in trick["plays"]]
+        assert shown == plays[event["hand"]][: len(shown)]  # what was played, in order
+        mentioned = set(CARD.findall(json.dumps(event)))
+        assert mentioned <= set(shown), (event["seq"], mentioned - set(shown))
+    # Each seat's card count goes down by one per card it plays.
+    first = frames[0]["frame"]
+    assert sum(first["held"]) == sum(len(d) for d in game["hands"][0]["deal"])
+
+
+def test_an_observer_that_fails_never_touches_the_match() -> None:
+    calls = []
+
+    def broken(game: int, state: Any) -> None:
+        calls.append(game)
+        raise RuntimeError("the feed is down")
+
+    watched = run_match("standard", 3, ["low"] * 4, hands=1, observer=broken)
+    unwatched = run_match("standard", 3, ["low"] * 4, hands=1)
+    assert calls == [0]  # it failed once and was not called again
+    assert watched.games[0].record == unwatched.games[0].record
+
+
+def test_a_publisher_whose_feed_fails_goes_quiet() -> None:
+    class Down:
+        def reset(self, key: str) -> None:
+            raise ConnectionError("no server")
+
+        def publish(self, key: str, event: dict[str, Any]) -> None:
+            raise AssertionError("never called once the feed failed")
+
+    publisher = Publisher(Down(), "match-1", "run")  # type: ignore[arg-type]
+    publisher({"type": "table"})
+    assert publisher.failed
+
+
+def _follow_and_publish(feed: Any, key: str) -> tuple[list[str], list[str]]:
+    """Follow ``key`` while a publisher writes to it; what the follower got, and the history."""
+
+    async def scenario() -> list[str]:
+        ready = asyncio.Event()
+        got: list[str] = []
+
+        async def follow() -> None:
+            async for line in feed.follow(key, ready):
+                got.append(line)
+                if json.loads(line)["type"] == "end":
+                    return
+
+        task = asyncio.create_task(follow())
+        await ready.wait()
+        publisher = Publisher(feed, key, "r1")
+        for n in range(50):
+            await asyncio.to_thread(publisher, {"type": "frame", "n": n})
+        await asyncio.to_thread(publisher, {"type": "end"})
+        await asyncio.wait_for(task, 30)
+        return got
+
+    got = asyncio.run(scenario())
+    return got, feed.history(key)
+
+
+def test_a_file_feed_is_followed_and_kept(tmp_path: Path) -> None:
+    feed = FileFeed(tmp_path / "live")
+    got, history = _follow_and_publish(feed, "match-5")
+    assert got == history
+    assert [json.loads(line)["seq"] for line in got] == list(range(51))
+    Publisher(feed, "match-5", "r2")  # a new run starts from nothing
+    assert feed.history("match-5") == []
+
+
+@requires_redis
+def test_a_redis_feed_is_followed_and_kept() -> None:
+    feed = RedisFeed(settings.REDIS_URL)
+    key = f"test-{uuid.uuid4().hex}"
+    try:
+        got, history = _follow_and_publish(feed, key)
+        assert got == history
+        assert [json.loads(line)["seq"] for line in got] == list(range(51))
+        assert 0 < feed.client.ttl(feed.name(key)) <= 6 * 3600
+    finally:
+        feed.reset(key)
+
+
+def test_the_cursor_drops_repeats_and_starts_over_on_a_new_run() -> None:
+    def event(run: str, seq: int) -> live.Event:
+        return live.Event(run, seq, "frame", "{}")
+
+    cursor = live.Cursor()
+    assert not cursor.admit(event("a", 3))  # a run is joined at its start
+    assert [cursor.admit(event("a", s)) for s in (0, 1, 1, 0, 2)] == [
+        True,
+        True,
+        False,
+        False,
+        True,
+    ]
+    assert cursor.admit(event("b", 0)) and cursor.admit(event("b", 1))
+    assert not cursor.admit(event("a", 3))  # the lost runner's run is over
+
+
+def _person_seat(tmp_path: Path, answer: Any) -> tuple[Any, list[dict[str, Any]]]:
+    """A person's seat over the real file mailbox and feed; ``answer(question)`` is what the
+    person's page sends back (None: nothing, the person left)."""
+    from bots_sdk.players import PersonPlayer
+    from hearts_runner.live import FileMailbox
+
+    feed, mailbox = FileFeed(tmp_path / "live"), FileMailbox(tmp_path / "answers")
+    sent: list[dict[str, Any]] = []
+
+    class Page:
+        question: dict[str, Any] = {}
+
+        def send(self, message: dict[str, Any]) -> None:
+            feed.publish("seat-t", message)
+            sent.append(message)
+            if message["type"] == "decide":
+                self.question = message
+            if message["type"] in ("decide", "refused"):  # (asked again after a refusal)
+                reply = answer(self.question)
+                if reply is not None:
+                    mailbox.put("t", json.dumps(reply))
+
+        def receive(self, timeout: float) -> Any:
+            text = mailbox.take("t", timeout)
+            return None if text is None else json.loads(text)
+
+    return (lambda participant: PersonPlayer(Page())), sent
+
+
+def test_a_person_who_leaves_is_replaced_by_the_fallback_when_the_clock_runs_out(
+    tmp_path: Path,
+) -> None:
+    from bots_sdk.runner import TimeControl
+
+    people, sent = _person_seat(tmp_path, lambda question: None)
+    seats = [Participant.of_person("t")] + [Participant.of_builtin("low")] * 3
+    result = run_match(
+        "standard", 4, seats, hands=1, people=people, human_clock=TimeControl(0.2, 0.1)
+    )
+    seat = result.games[0].seats[0]
+    assert [f["class"] for f in seat.faults] == ["timeout"] * 3
+    assert seat.replaced  # the fallback played the rest
+    assert sum(m["type"] == "decide" for m in sent) == 3
+    assert len(result.games[0].record["hands"][0]["plays"]) == 52  # the game went on
+
+
+def test_a_persons_illegal_answer_is_refused_and_asked_again(tmp_path: Path) -> None:
+    def answer(question: dict[str, Any]) -> dict[str, Any]:
+        view = question["view"]
+        if question["decision"] == "play":
+            illegal = [c for c in view["hand"] if c not in view["legal"]]
+            if illegal and not question.get("tried"):
+                question["tried"] = True
+                return {"id": question["id"], "action": illegal[0]}
+            return {"id": question["id"], "action": view["legal"][0]}
+        if question["decision"] == "pass":
+            return {"id": question["id"], "action": view["hand"][: question["count"]]}
+        return {"id": question["id"], "action": view["legal"][0]}
+
+    people, sent = _person_seat(tmp_path, answer)
+    seats = [Participant.of_person("t")] + [Participant.of_builtin("low")] * 3
+    result = run_match("standard", 6, seats, hands=1, people=people)
+    assert result.games[0].seats[0].faults == []  # refused, asked again: never a fault
+    assert any(m["type"] == "refused" for m in sent)
+    assert sum(m["type"] == "accepted" for m in sent) == 14  # the pass and 13 cards
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_sockets_refuse_unknown_games_and_pass_only_well_formed_answers() -> None:
+    from asgiref.testing import ApplicationCommunicator
+
+    from arena import services
+    from hearts_platform.asgi import application
+    from hearts_runner.live import shared_mailbox
+
+    _, token = services.human_game_create(
+        user=None, opponents=[services.SeatSpec(builtin="low")] * 3
+    )
+
+    def socket(path: str) -> ApplicationCommunicator:  # a browser's WebSocket, over ASGI
+        scope = {
+            "type": "websocket",
+            "path": path,
+            "raw_path": path.encode(),
+            "query_string": b"",
+            "headers": [(b"host", b"localhost"), (b"origin", b"http://localhost")],
+            "subprotocols": [],
+            "client": ("127.0.0.1", 50000),
+            "server": ("127.0.0.1", 8000),
+        }
+        return ApplicationCommunicator(application, scope)
+
+    async def scenario() -> None:
+        for path in ("/ws/play/no-such-token/", "/ws/matches/999999/live/"):
+            unknown = socket(path)
+            await unknown.send_input({"type": "websocket.connect"})
+            closed = await unknown.receive_output(10)
+            assert (closed["type"], closed.get("code")) == ("websocket.close", 4404), path
+        seat = socket(f"/ws/play/{token}/")
+        await seat.send_input({"type": "websocket.connect"})
+        assert (await seat.receive_output(10))["type"] == "websocket.accept"
+        hello = json.loads((await seat.receive_output(10))["text"])
+        assert (hello["type"], hello["seat"], hello["status"]) == ("hello", 0, "queued")
+        for junk in (
+            "not JSON",
+            "[1, 2]",
+            json.dumps({"action": "2C"}),  # no question number
+            json.dumps({"id": "1", "action": "2C"}),  # not an integer
+            json.dumps({"id": 1, "action": "x" * 5000}),  # longer than any answer
+        ):
+            await seat.send_input({"type": "websocket.receive", "text": junk})
+        answer = json.dumps({"id": 1, "action": "2C", "more": "dropped"})
+        await seat.send_input({"type": "websocket.receive", "text": answer})
+        await seat.send_input({"type": "websocket.disconnect", "code": 1000})
+        await seat.wait(10)
+
+    asyncio.run(scenario())
+    mailbox = shared_mailbox()
+    taken = mailbox.take(token, 5)
+    assert taken is not None and json.loads(taken) == {"id": 1, "action": "2C"}
+    assert mailbox.take(token, 0.05) is None  # the junk never reached the runner

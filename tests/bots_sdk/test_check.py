@@ -1,0 +1,71 @@
+"""``bidel check BOT``: every kind of decision, each in a fresh (sandboxed where the machine
+can) process, and a protocol mistake named with its message."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from bots_sdk.check import SCENARIOS, position
+from bots_sdk.protocol import PHASE_DECISIONS
+from bots_sdk.sandbox import SandboxUnavailable, default_launcher
+from tests.support import PROJECT_DIR
+
+BOTS = Path(__file__).parent / "check_bots"
+
+
+def _check(bot: Path) -> subprocess.CompletedProcess[str]:
+    try:
+        default_launcher()
+        flags: list[str] = []
+    except SandboxUnavailable:
+        flags = ["--unsafe-no-sandbox"]  # a development machine without a sandbox
+    return subprocess.run(
+        [sys.executable, "-m", "bots_sdk", "check", str(bot), *flags],
+        cwd=PROJECT_DIR,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={"PYTHONPATH": str(PROJECT_DIR), "PATH": "/usr/bin:/bin"},
+    )
+
+
+def test_every_kind_of_decision_has_its_position() -> None:
+    decisions = set()
+    for scenario in SCENARIOS:
+        state, _ = position(scenario)
+        assert scenario.reached(state)
+        decisions.add(PHASE_DECISIONS[state.phase.value])
+    assert decisions == {"pass", "play", "trump", "moon"}
+
+
+def test_a_good_bot_passes_every_scenario() -> None:
+    done = _check(PROJECT_DIR / "bots_sdk" / "examples" / "ducker.py")
+    assert done.returncode == 0, done.stdout + done.stderr
+    lines = [line for line in done.stdout.splitlines() if line.startswith(("ok", "FAIL"))]
+    assert len(lines) == len(SCENARIOS) and all(line.startswith("ok") for line in lines)
+    assert "all 7 scenarios passed" in done.stdout
+
+
+@pytest.mark.parametrize(
+    ("bot", "named"),
+    [
+        ("wrong_id", "message 1 ('act', decision 'play'): protocol: answered message 99, not 1"),
+        ("twice", "message 1 ('act', decision 'play'): answered, then wrote again unasked: "),
+        ("bad_json", "message 1 ('act', decision 'play'): protocol: not a JSON object: "),
+        ("wrong_seat", "message 1 ('act', decision 'play'): illegal: '3C' is not legal here"),
+    ],
+)
+def test_a_protocol_mistake_is_found_and_its_message_named(bot: str, named: str) -> None:
+    done = _check(BOTS / f"check_{bot}.py")
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert named in done.stdout, done.stdout
+    assert "scenarios failed: see docs/protocol.md" in done.stdout
+
+
+def test_a_missing_bot_file_is_a_usage_error(tmp_path: Path) -> None:
+    done = _check(tmp_path / "nothing.py")
+    assert done.returncode == 2 and "no bot file" in done.stderr
