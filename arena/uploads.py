@@ -1,6 +1,8 @@
 """Checking an uploaded bot before anything is stored (pure; no Django).
 
-A ``.py`` file (UTF-8, valid Python) or a ``.zip`` with ``bot.py`` at its root: capped in size,
+A ``.py`` file (UTF-8, valid Python) or a ``.zip`` with ``bot.py`` at its root, or with a
+manifest (``bidel.toml`` or ``bot.json``, :mod:`bots_sdk.languages`) naming the bot's
+language (a bot in another language is then built in the sandbox by its validation): capped in size,
 in entries and in uncompressed size (a zip bomb is refused without being inflated past the
 cap), with no absolute paths, no ``..``, no links, no member too deep or too long to unpack.
 
@@ -14,6 +16,13 @@ costs that child, never the web server, and is refused with a reason like any ot
 Traceback (most recent call last):
 ...
 arena.uploads.UploadError: upload a .py file or a .zip with bot.py at its root, not 'bot.exe'
+>>> import zipfile
+>>> buffer = io.BytesIO()
+>>> with zipfile.ZipFile(buffer, "w") as z:
+...     z.writestr("bidel.toml", 'language = "rust"')
+...     z.writestr("src/main.rs", "fn main() {}")
+>>> check_upload("my_bot.zip", buffer.getvalue())
+'zip'
 """
 
 from __future__ import annotations
@@ -34,6 +43,8 @@ from django.core.exceptions import RequestDataTooBig
 from django.core.files.uploadhandler import FileUploadHandler
 from django.http.multipartparser import MultiPartParserError
 from django.utils.translation import gettext
+
+from bots_sdk.languages import MANIFESTS, PYTHON, ManifestError, read_manifest
 
 MAX_UPLOAD = 1024 * 1024  # bytes, as uploaded
 MAX_ENTRIES = 100
@@ -210,6 +221,7 @@ def check_upload(filename: str, data: bytes) -> str:
     total = 0
     names = set()
     sources = []
+    manifests: dict[str, bytes] = {}
     for entry in entries:
         path = PurePosixPath(entry.filename.replace("\\", "/"))
         if path.is_absolute() or ".." in path.parts or entry.filename.startswith("/"):
@@ -253,7 +265,15 @@ def check_upload(filename: str, data: bytes) -> str:
             )
         if entry.filename.endswith(".py"):
             sources.append((entry.filename, _decoded(entry.filename, content)))
+        if entry.filename in MANIFESTS:
+            manifests[entry.filename] = content
         names.add(entry.filename)
+    try:
+        manifest = read_manifest(manifests) or PYTHON
+    except ManifestError as exc:
+        raise UploadError(str(exc)) from None
+    if manifest.compiled:
+        return "zip"  # its build, in the sandbox, is its check (the validation's log)
     if "bot.py" not in names:
         raise UploadError(_say("the zip has no bot.py at its root"))
     check_sources(sources)

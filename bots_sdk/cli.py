@@ -6,15 +6,18 @@ import argparse
 import functools
 import json
 import os
+import shutil
 import sys
+import zipfile
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
 
 import bots_sdk
 import engine
-from bots_sdk import runtime
+from bots_sdk import build, runtime
 from bots_sdk.builtin import BUILTIN
+from bots_sdk.languages import LANGUAGES, ManifestError
 from bots_sdk.participants import Participant
 from bots_sdk.players import ProcessPlayer
 from bots_sdk.runner import GameResult, MatchResult, TimeControl, match_games, play_game
@@ -90,7 +93,7 @@ def _load_problem(bot: str, rules: RuleSet, args: argparse.Namespace) -> str:
     """Why a bot file cannot play ('' when it can): it is started once, as it will play (in
     the sandbox), and must answer ``ready``."""
     path = Path(bot)
-    if not path.is_file():
+    if not path.exists():
         return f"{bot}: no such file, and not a built-in ({', '.join(BUILTIN)})"
     launcher = default_launcher(args.unsafe_no_sandbox, None, args.sandbox)
     player = ProcessPlayer(path, launcher)
@@ -171,8 +174,8 @@ def _check(args: argparse.Namespace) -> int:
     from bots_sdk.check import check
 
     path = Path(args.bot)
-    if not path.is_file():
-        print(f"bots_sdk: no bot file {args.bot!r}", file=sys.stderr)
+    if not path.exists():
+        print(f"bots_sdk: no bot file or folder {args.bot!r}", file=sys.stderr)
         return 2
     try:
         launcher = default_launcher(args.unsafe_no_sandbox, None, args.sandbox)
@@ -349,8 +352,59 @@ def _fail(message: str) -> int:
     return 2
 
 
+#: The starter kits of the other languages (:mod:`bots_sdk.languages`), one folder each.
+KITS = Path(__file__).resolve().parent / "kits"
+
+
+def _new_kit(args: argparse.Namespace) -> int:
+    """Copy a language's starter kit to the folder NAME."""
+    kit = KITS / args.lang
+    folder = Path(args.name)
+    if not kit.is_dir():
+        return _fail(f"no starter kit for {args.lang!r} in this SDK")
+    if folder.exists():
+        return _fail(f"{folder} exists; not overwriting it")
+    if not folder.parent.is_dir():
+        return _fail(f"{folder.parent} is not a folder")
+    shutil.copytree(kit, folder)
+    command = "bidel" if Path(sys.argv[0]).name == "bidel" else "python -m bots_sdk"
+    print(f"wrote {folder}/ (the {args.lang} starter kit; {folder}/README.md says what is where)")
+    print(f"try  {command} play {folder} low low low")
+    print(f"then {command} pack {folder}   (makes {folder.name}.zip to upload)")
+    return 0
+
+
+def _pack(args: argparse.Namespace) -> int:
+    """``pack FOLDER``: the zip the platform takes (manifest and sources; no build outputs)."""
+    folder = Path(args.folder)
+    if not folder.is_dir():
+        return _fail(f"{folder} is not a folder")
+    try:
+        data = build.pack(folder)
+    except ManifestError as exc:
+        return _fail(str(exc))
+    if len(data) > build.MAX_PACKED:
+        return _fail(f"the packed bot is {len(data)} bytes; the platform takes {build.MAX_PACKED}")
+    out = (
+        Path(args.output)
+        if args.output
+        else folder.resolve().parent / f"{folder.resolve().name}.zip"
+    )
+    out.write_bytes(data)
+    with zipfile.ZipFile(out) as archive:
+        names = archive.namelist()
+    print(
+        f"wrote {out}: {len(names)} files, {len(data)} bytes ({', '.join(names[:8])}"
+        f"{', …' if len(names) > 8 else ''})"
+    )
+    return 0
+
+
 def _new(args: argparse.Namespace) -> int:
-    """Write a starter bot: NAME (a Python identifier) or a path ending in NAME.py."""
+    """Write a starter bot: NAME (a Python identifier) or a path ending in NAME.py; with
+    ``--lang`` another language's starter kit, in the folder NAME."""
+    if args.lang != "python":
+        return _new_kit(args)
     path = Path(args.name)
     if path.suffix != ".py":
         path = path.with_name(path.name + ".py")
@@ -428,15 +482,30 @@ def main(argv: list[str] | None = None) -> int:
     checking = commands.add_parser(
         "check", help="run a bot file through every kind of decision and name its mistakes"
     )
-    checking.add_argument("bot", metavar="BOT", help="a bot file (.py or a .zip with bot.py)")
+    checking.add_argument(
+        "bot", metavar="BOT", help="a bot file (.py, or a .zip with bot.py), or a kit's folder"
+    )
     _sandbox_options(checking)
     replay_cmd = commands.add_parser("replay", help="show a recorded game trick by trick")
     replay_cmd.add_argument("file")
     replay_cmd.add_argument(
         "--game", type=int, default=1, help="which game of a match record, from 1"
     )
-    new = commands.add_parser("new", help="write a starter bot: NAME, or a path to NAME.py")
+    new = commands.add_parser(
+        "new", help="write a starter bot: NAME, or a path to NAME.py (--lang: a folder NAME)"
+    )
     new.add_argument("name")
+    new.add_argument(
+        "--lang",
+        choices=list(LANGUAGES),
+        default="python",
+        help="the bot's language (default python); the others get a starter kit folder",
+    )
+    packing = commands.add_parser(
+        "pack", help="zip a bot's folder for upload: its manifest and sources, no build outputs"
+    )
+    packing.add_argument("folder")
+    packing.add_argument("-o", "--output", help="default: FOLDER.zip beside the folder")
     check = commands.add_parser("verify", help="referee a game or match record (play --record)")
     check.add_argument("file", help="a JSON record, or - for standard input")
     image = commands.add_parser(
@@ -459,6 +528,8 @@ def main(argv: list[str] | None = None) -> int:
         return _replay(args)
     if args.command == "check":
         return _check(args)
+    if args.command == "pack":
+        return _pack(args)
     return _new(args)
 
 

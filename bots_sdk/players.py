@@ -23,7 +23,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
+from bots_sdk import build
 from bots_sdk.bot import Bot
+from bots_sdk.languages import ManifestError
 from bots_sdk.protocol import (
     DECISION_METHODS,
     MAX_LINE,
@@ -39,6 +41,7 @@ from bots_sdk.protocol import (
 )
 from bots_sdk.sandbox import Launch, Launcher, Limits, Namespaces, Unsandboxed
 from bots_sdk.view import View
+from engine.rules import RulesError, RuleSet
 
 #: Fault classes recorded against a seat.
 FAULT_CLASSES = ("timeout", "crash", "illegal", "protocol", "memory")
@@ -115,6 +118,28 @@ class Player(Protocol):
 
 
 _CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
+
+
+def settings(rules_spec: Any) -> dict[str, Any] | None:
+    """``hello``'s ``settings``: every rule of the spec resolved (a preset's name spelt out),
+    with the numbers a bot in another language would otherwise derive (``hand_size``,
+    ``deck_size``, ``moon_amount``). None for a spec the engine refuses (the referee's own
+    rules always resolve).
+
+    >>> s = settings("standard")
+    >>> s["pass_count"], s["hand_size"], s["moon_amount"], s["players"]
+    (3, 13, 26, 4)
+    """
+    try:
+        rules = RuleSet.from_spec(rules_spec)
+    except RulesError:
+        return None
+    return {
+        **rules.to_dict(),
+        "hand_size": rules.hand_size,
+        "deck_size": rules.deck_size,
+        "moon_amount": rules.moon_amount,
+    }
 
 
 def _sandboxed_pids(info_fd: int, deadline: float) -> tuple[int | None, int | None]:
@@ -255,6 +280,8 @@ class ProcessPlayer:
     argv: list[str] = field(default_factory=list)
     cpu_mark: float = 0.0
     launch: Launch | None = None
+    #: What building the bot said (a bot in another language), shown before its stderr.
+    build_log: str = ""
 
     def __post_init__(self) -> None:
         self.name = self.name or self.path.stem
@@ -262,7 +289,16 @@ class ProcessPlayer:
     # --- process plumbing -------------------------------------------------------------------
 
     def start(self, seat: int, rules_spec: Any, seed: int) -> Fault | None:
-        launch = self.launcher.launch(self.path, seat)
+        try:
+            bot, note = build.prepare(self.path, self.launcher)
+        except (build.BuildError, ManifestError) as exc:
+            log = getattr(exc, "log", "")
+            self.build_log = f"build failed: {exc}\n{log}".rstrip() + "\n"
+            self.dead = Fault("crash", f"the bot could not be built: {exc}")
+            return self.dead
+        if note:
+            self.build_log = note + "\n"
+        launch = self.launcher.launch(bot, seat)
         self.launch = launch
         self.argv = launch.argv
         try:
@@ -302,6 +338,7 @@ class ProcessPlayer:
             "seat": seat,
             "seed": seed,
             "rules": rules_spec,
+            "settings": settings(rules_spec),
         }
         reply = self._exchange(hello, self.startup_timeout, expect="ready")
         if isinstance(reply, Fault):
@@ -469,7 +506,10 @@ class ProcessPlayer:
         if self.dead:
             return self.dead
         self.next_id += 1
-        message = {"type": "act", "id": self.next_id, "decision": decision, "view": view.to_dict()}
+        message: dict[str, Any] = {"type": "act", "id": self.next_id, "decision": decision}
+        if decision == "pass":
+            message["count"] = view.rules.pass_count  # (what the rules spec implies, spelt out)
+        message["view"] = view.to_dict()
         if self.launch is not None and self.launch.resume is not None:
             self.launch.resume()  # (a container between turns is frozen)
         started = time.perf_counter()
@@ -540,9 +580,11 @@ class ProcessPlayer:
         self._drain_stderr()
 
     def close(self) -> str:
-        """Say goodbye, kill whatever is left, return the captured stderr (once)."""
+        """Say goodbye, kill whatever is left, return the captured stderr (once), after what
+        its build said."""
+        built, self.build_log = self.build_log, ""
         if self.process is None:
-            return ""
+            return clean_text(built, limit=None)
         if self.process is not None and self.process.poll() is None and not self.dead:
             if self.launch is not None and self.launch.resume is not None:
                 self.launch.resume()  # (to read its bye)
@@ -559,7 +601,7 @@ class ProcessPlayer:
                 stream.close()
         self.process = None
         self.dead = self.dead or Fault("crash", "closed")
-        text = bytes(self.stderr).decode(errors="replace")
+        text = built + bytes(self.stderr).decode(errors="replace")
         if self.stderr_dropped:
             text += f"\n[{self.stderr_dropped} more bytes of stderr dropped]"
         return clean_text(text, limit=None)

@@ -30,6 +30,7 @@ budget), and ``--die-with-parent`` plus a process-group kill: nothing it starts 
 from __future__ import annotations
 
 import os
+import shlex
 import shutil
 import subprocess
 import sys
@@ -37,6 +38,7 @@ import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from bots_sdk import cgroups, seccomp
 
@@ -144,8 +146,26 @@ class Unsandboxed:
     layers: list[str] = field(default_factory=list)
 
     def launch(self, bot: Path, seat: int) -> Launch:
+        if bot.is_dir():  # a built bot: its run command, in its folder
+            from bots_sdk import build
+
+            tools = build.toolchain(build.language_of(bot))
+            command = shlex.join(build.run_command(bot))
+            line = f"cd {shlex.quote(str(bot.resolve()))} && exec {command}"
+            return Launch(["/bin/sh", "-c", line], {"PATH": tools.env_path, "HOME": "/tmp"})
         env = {"PYTHONPATH": str(SDK_ROOT), "PATH": os.environ.get("PATH", "/usr/bin:/bin")}
         return Launch([sys.executable, "-m", "bots_sdk.host", str(bot.resolve()), "/tmp"], env)
+
+    def build_launch(self, sources: Path, build_line: str, tools: Any, limits: Any) -> Launch:
+        """A build with the limits as rlimits and nothing else: the author's own code."""
+        from bots_sdk import build
+
+        folder = tempfile.mkdtemp(prefix="bidel-unsafe-build-")
+        command = build.build_argv(build_line, str(sources), f"{folder}/build")
+        argv = [*_prlimit(limits.as_sandbox_limits()), *command]
+        launch = Launch(argv, {"PATH": tools.env_path, "HOME": folder})
+        launch.cleanup = lambda: shutil.rmtree(folder, ignore_errors=True)
+        return launch
 
 
 _BWRAP_LAYERS = [
@@ -164,6 +184,14 @@ _BWRAP_LAYERS = [
 #: Rootless (an author's laptop): each seat gets a user namespace of its own instead of a uid
 #: of its own; process counts are per seat through it.
 _ROOTLESS_UID = "a user namespace per seat (in place of a uid per seat: not root)"
+
+
+#: What the backends without builds say to a bot in another language (refused, never run
+#: outside the sandbox).
+_NOT_BUILT = (
+    "bots in languages other than Python are built and run by the bubblewrap backend; "
+    "the {backend} backend cannot run them yet"
+)
 
 
 def _rootless() -> bool:
@@ -250,20 +278,87 @@ class Bubblewrap:
         return self.base_uid + (os.getpid() % 4000) * 16 + seat
 
     def launch(self, bot: Path, seat: int) -> Launch:
-        limits = self.limits
-        python = Path(os.path.realpath(sys.executable))
+        if bot.is_dir():
+            # A built bot (bots_sdk.build): its folder read-only at /bot, its run command there.
+            from bots_sdk import build
+
+            language = build.language_of(bot)
+            tools = build.toolchain(language)
+            return self._launch(
+                self.uid(seat),
+                self.limits,
+                binds=[*((folder, folder) for folder in tools.binds), (str(bot.resolve()), "/bot")],
+                chdir="/bot",
+                command=build.run_command(bot),
+                path=tools.env_path,
+                report_pid=True,
+            )
         runtime = Path(sys.base_prefix).resolve()
+        packages = [(str(folder), at) for folder, at in runtime_binds()]
         inside = f"/bot/{bot.name}"
-        source, mount_point = str(bot.resolve()), str(_mount_point())  # may raise: nothing held
+        return self._launch(
+            self.uid(seat),
+            self.limits,
+            binds=[
+                (str(runtime), str(runtime)),
+                (str(SDK_ROOT / "engine"), "/sdk/engine"),
+                (str(SDK_ROOT / "bots_sdk"), "/sdk/bots_sdk"),
+                *packages,
+                (str(bot.resolve()), inside),
+            ],
+            chdir="/tmp",
+            command=[
+                os.path.realpath(sys.executable),
+                "-I",
+                "-S",
+                "-B",
+                "-c",
+                _HOST,
+                inside,
+                "/tmp",
+            ],
+            path="",
+            report_pid=True,
+        )
+
+    def build_launch(self, sources: Path, build_line: str, tools: Any, limits: Any) -> Launch:
+        """The build of a bot in another language (:mod:`bots_sdk.build`): the same layers
+        under the build's limits, its sources read-only at /src, its toolchain's folders
+        read-only where they are, a uid of its own."""
+        from bots_sdk import build
+
+        return self._launch(
+            self.uid(15),  # (seats use 0..n-1 of the process's range: 15 is the builds')
+            limits.as_sandbox_limits(),
+            binds=[*((folder, folder) for folder in tools.binds), (str(sources), "/src")],
+            chdir="/tmp",
+            command=build.build_argv(build_line, "/src", "/tmp/build"),
+            path=tools.env_path,
+            report_pid=False,
+        )
+
+    def _launch(
+        self,
+        uid: int,
+        limits: Limits,
+        *,
+        binds: list[tuple[str, str]],
+        chdir: str,
+        command: list[str],
+        path: str,
+        report_pid: bool,
+    ) -> Launch:
+        """The bubblewrap chain (see the module's docstring) around ``command``: /usr and
+        ``binds`` read-only, a capped tmpfs at /tmp, ``PATH`` set where ``path`` is given."""
+        mount_point = str(_mount_point())  # may raise: nothing held
         group = _seat_group(limits)
         try:
             filter_fd = seccomp.memfd()
-            info_read, info_write = os.pipe()
+            info_read, info_write = os.pipe() if report_pid else (None, None)
         except BaseException:
             if group is not None:
                 group.remove()
             raise
-        packages = [arg for folder, at in runtime_binds() for arg in ("--ro-bind", str(folder), at)]
         if self.rootless:
             # The seat's own user namespace first (its process count is the seat's: rlimits
             # are set inside it), in which it may mount the bot's /tmp; bwrap then puts the
@@ -297,7 +392,6 @@ class Bubblewrap:
                 mount_point,
             ]
             user = []
-            uid = str(self.uid(seat))
             drop = [
                 "setpriv",
                 f"--reuid={uid}",
@@ -307,6 +401,8 @@ class Bubblewrap:
                 "--bounding-set=-all",
                 "--no-new-privs",
             ]
+        info = ["--info-fd", str(info_write)] if info_write is not None else []
+        mounts = [arg for source, at in binds for arg in ("--ro-bind", source, at)]
         argv = [
             *(group.enter_argv() if group else []),
             "setpriv",
@@ -314,8 +410,7 @@ class Bubblewrap:
             "--",
             *chain,
             "bwrap",
-            "--info-fd",
-            str(info_write),
+            *info,
             "--seccomp",
             str(filter_fd),
             *user,
@@ -326,7 +421,7 @@ class Bubblewrap:
             "--die-with-parent",
             "--new-session",
             "--clearenv",
-            *_open_dirs(["/sdk", "/bot", *_parents(runtime)]),
+            *_open_dirs(_mount_parents([at for _, at in binds])),
             "--ro-bind",
             "/usr",
             "/usr",
@@ -339,19 +434,7 @@ class Bubblewrap:
             "--symlink",
             "usr/lib64",
             "/lib64",
-            "--ro-bind",
-            str(runtime),
-            str(runtime),
-            "--ro-bind",
-            str(SDK_ROOT / "engine"),
-            "/sdk/engine",
-            "--ro-bind",
-            str(SDK_ROOT / "bots_sdk"),
-            "/sdk/bots_sdk",
-            *packages,
-            "--ro-bind",
-            source,
-            inside,
+            *mounts,
             "--proc",
             "/proc",
             "--dev",
@@ -362,27 +445,22 @@ class Bubblewrap:
             "--remount-ro",
             "/",  # bwrap's root tmpfs: the bot's own where it is "root"
             "--chdir",
-            "/tmp",
+            chdir,
             "--setenv",
             "HOME",
             "/tmp",
+            *(["--setenv", "PATH", path] if path else []),
             *drop,
-            str(python),
-            "-I",
-            "-S",
-            "-B",
-            "-c",
-            _HOST,
-            inside,
-            "/tmp",
+            *command,
         ]
+        fds = (filter_fd,) if info_write is None else (filter_fd, info_write)
         return Launch(
             argv,
             {},
-            pass_fds=(filter_fd, info_write),
+            pass_fds=fds,
             group=group,
             info_read=info_read,
-            close_after_start=(filter_fd, info_write),
+            close_after_start=fds,
         )
 
 
@@ -461,6 +539,20 @@ def _parents(path: Path) -> list[str]:
     return [str(p) for p in reversed(path.parents) if str(p) != "/"] + [str(path)]
 
 
+def _mount_parents(points: list[str]) -> list[str]:
+    """The folders above ``points`` that bwrap will make (each once, outermost first).
+
+    >>> _mount_parents(["/sdk/engine", "/sdk/bots_sdk", "/bot/x.py", "/bot"])
+    ['/sdk', '/bot']
+    """
+    out: list[str] = []
+    for point in points:
+        for parent in reversed(Path(point).parents):
+            if str(parent) != "/" and str(parent) not in out:
+                out.append(str(parent))
+    return out
+
+
 def _open_dirs(paths: list[str]) -> list[str]:
     # bwrap makes missing mount points 0700; the bot's uid must be able to walk them.
     out: list[str] = []
@@ -515,7 +607,13 @@ class Namespaces:
     def uid(self, seat: int) -> int:
         return self.base_uid + (os.getpid() % 4000) * 16 + seat
 
+    @staticmethod
+    def build_launch(sources: Path, build_line: str, tools: Any, limits: Any) -> Launch:
+        raise SandboxUnavailable(_NOT_BUILT.format(backend="namespaces"))
+
     def launch(self, bot: Path, seat: int) -> Launch:
+        if bot.is_dir():
+            raise SandboxUnavailable(_NOT_BUILT.format(backend="namespaces"))
         limits = self.limits
         python = str(Path(os.path.realpath(sys.executable)))
         runtime = str(Path(sys.base_prefix).resolve())
@@ -604,9 +702,15 @@ class Docker:
         except containers.Unavailable as exc:
             raise SandboxUnavailable(str(exc)) from None
 
+    @staticmethod
+    def build_launch(sources: Path, build_line: str, tools: Any, limits: Any) -> Launch:
+        raise SandboxUnavailable(_NOT_BUILT.format(backend="docker"))
+
     def launch(self, bot: Path, seat: int) -> Launch:
         from bots_sdk import containers
 
+        if bot.is_dir():
+            raise SandboxUnavailable(_NOT_BUILT.format(backend="docker"))
         try:
             return containers.launch(bot, seat, self.limits)
         except containers.Unavailable as exc:
