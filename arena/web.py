@@ -589,7 +589,8 @@ def version_upload(request: HttpRequest, bot_id: int) -> HttpResponse:
             kind="file",
             help=_(
                 "a .py file (any name), or a .zip with bot.py at its top and any "
-                "modules or data beside it (at most 1 MiB); it is played in a short "
+                "modules or data beside it, or a bot in C++, Rust, Java or JavaScript "
+                "as bidel pack zips it (at most 1 MiB); it is built and played in a short "
                 "validation match before it goes live"
             ),
         ),

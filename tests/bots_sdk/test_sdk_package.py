@@ -150,3 +150,9 @@ def test_a_fresh_venv_plays_a_new_bot_in_the_sandbox_in_duplicate(fresh: Path) -
     # name, games, hands, pts/hand, [ci low, ci high], win%, moons, faults, ms mean, ms p99
     columns = summary.split()
     assert columns[1:3] == ["4", "160"] and columns[8] == "-", summary  # no fault
+    # The starter kits travel in the wheel: a C++ bot from it builds and plays in the sandbox.
+    kit = _run(bidel, "new", "--lang", "cpp", "cpp_bot", cwd=work)
+    assert kit.returncode == 0 and (work / "cpp_bot" / "bidel.toml").is_file(), kit.stderr
+    played = _run(bidel, "play", "cpp_bot", "low", "low", "low", "--hands", "2", cwd=work)
+    assert played.returncode == 0, played.stderr
+    assert "cpp_bot - low:" in played.stdout
