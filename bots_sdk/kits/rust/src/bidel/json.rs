@@ -327,8 +327,9 @@ impl Parser<'_> {
     }
 
     fn escape(&mut self, out: &mut String) -> Result<(), String> {
-        let Some(b) = self.peek() else {
-            return Err(self.error("unterminated escape"));
+        let b = match self.peek() {
+            Some(b) => b,
+            None => return Err(self.error("unterminated escape")),
         };
         self.pos += 1;
         let c = match b {
