@@ -8,9 +8,11 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
     BIDEL_VAR_DIR=/var/lib/bidel
 
 # bubblewrap, util-linux (unshare, setpriv, prlimit, mount) and libseccomp2: the sandbox's
-# layers (docs/security.md).
+# layers (docs/security.md). The toolchains and runtimes of bots in other languages
+# (docs/languages.md), which runners build and run in the sandbox: g++, rustc, the JDK, Node.
 RUN apt-get update \
     && apt-get install --yes --no-install-recommends bubblewrap util-linux mount libseccomp2 \
+        g++ libc6-dev rustc openjdk-17-jdk-headless nodejs \
     && rm -rf /var/lib/apt/lists/* \
     && useradd --system --create-home --uid 10001 bidel \
     && mkdir -p /var/lib/bidel && chown bidel /var/lib/bidel

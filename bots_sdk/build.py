@@ -43,6 +43,8 @@ SKIPPED_FOLDERS = frozenset({"target", "classes", "node_modules", "build", "__py
 #: The most files, and bytes unpacked, a bot's code may hold (as an upload).
 MAX_FILES = 100
 MAX_UNPACKED = 8 * 1024 * 1024
+#: Characters of a successful build's log shown with the bot's stderr.
+NOTE_LOG = 8192
 #: The most a packed bot may weigh: what the platform takes as an upload.
 MAX_PACKED = 1024 * 1024
 #: What a built folder holds at most: files (and folders), as a tar stream from the sandbox.
@@ -276,9 +278,15 @@ class Built:
     cached: bool
 
     def note(self) -> str:
-        """One line for the bot's log."""
+        """For the bot's log: a line, then what the build printed (its warnings), if anything,
+        at most :data:`NOTE_LOG` characters of it."""
         how = "from the cache" if self.cached else f"in {self.seconds:.1f} s"
-        return f"built ({self.manifest.language}) {how}: {' '.join(self.manifest.run)}"
+        line = f"built ({self.manifest.language}) {how}: {' '.join(self.manifest.run)}"
+        said = self.log.strip()
+        if not said:
+            return line
+        cut = f"\n[{len(said) - NOTE_LOG} more characters of the build's log]"
+        return f"{line}\n{said[:NOTE_LOG]}{cut if len(said) > NOTE_LOG else ''}"
 
 
 def built(

@@ -345,6 +345,33 @@ def test_an_upload_is_validated_and_played_on_the_ladder_by_a_runner(
     assert rankings[0]["matches"] >= 1
 
 
+def test_the_starter_kits_build_and_validate_in_the_runner_container(
+    deployment: dict[str, Any],
+) -> None:
+    """Each language's kit, as `bidel pack` zips it, is built by a runner container's
+    toolchain (the image's) in its sandbox and validated."""
+    from bots_sdk.build import pack
+
+    base = deployment["base"]
+    _wait(lambda: _health(base), 300, "a healthy /api/health/")
+    session = _signed_up(base, "polyglot")
+    bots = {}
+    for language in ("cpp", "rust", "java", "javascript"):
+        bot = session.post(f"{base}/api/bots/", json={"name": f"kit-{language}"}, timeout=30)
+        bots[language] = bot.json()["id"]
+        upload = session.post(
+            f"{base}/api/bots/{bots[language]}/versions/",
+            files={"file": (f"{language}.zip", pack(PROJECT_DIR / "kits" / language))},
+            timeout=60,
+        )
+        assert upload.status_code == 201, upload.text
+    for language, bot in bots.items():
+        version = _wait(_settled(session, base, bot), 400, f"the {language} kit's validation")
+        log = version["validation_log"]
+        assert version["status"] == "active", log
+        assert f"built ({language}) in" in log, log
+
+
 def test_the_runner_container_holds_no_secret(deployment: dict[str, Any]) -> None:
     ids = _runners(deployment)
     assert ids, "no runner container"

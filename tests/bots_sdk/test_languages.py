@@ -17,7 +17,7 @@ from bots_sdk import build
 from bots_sdk.build import BuildError, BuildLimits, built, pack
 from bots_sdk.languages import LANGUAGES, Manifest, ManifestError, manifest_of, manifest_of_zip
 from bots_sdk.runner import TimeControl, run_match
-from bots_sdk.sandbox import Bubblewrap, Limits, Namespaces, SandboxUnavailable
+from bots_sdk.sandbox import Bubblewrap, Namespaces, SandboxUnavailable
 from engine.record import verify
 from tests.sandboxes import left_behind, sandbox_problem
 
@@ -265,65 +265,3 @@ def test_the_backends_without_builds_refuse_a_compiled_bot_loudly(tmp_path: Path
         Namespaces().launch(tmp_path, 0)
     with pytest.raises(SandboxUnavailable, match="built and run by the bubblewrap backend"):
         Namespaces.build_launch(tmp_path, "true", build.toolchain("cpp"), BuildLimits())
-
-
-# --- hostile C bots: the same walls as a Python bot -----------------------------------------
-
-LIMITS = Limits(cpu_seconds=5, memory_mb=256)
-
-
-def _hostile(tmp_path: Path, mode: str) -> Path:
-    _kit("cpp")
-    folder = tmp_path / mode.lower()
-    folder.mkdir()
-    (folder / "hostile.c").write_text(HOSTILE_C.read_text())
-    (folder / "bidel.toml").write_text(
-        f'language = "cpp"\nbuild = "g++ -x c -O1 -D{mode} -o bot hostile.c"\n'
-    )
-    return folder
-
-
-def _hostile_match(bot: Path) -> tuple[list[dict[str, object]], str]:
-    result = run_match(
-        "standard",
-        7,
-        [str(bot), "low", "random", "heuristic"],
-        hands=1,
-        time_control=TimeControl(0.5, 1.0),
-        limits=LIMITS,
-    )
-    game = result.games[0]
-    assert verify(game.record)["valid"], "the match must complete with a valid record"
-    assert left_behind("bubblewrap") == [], "a process of the bot survived the match"
-    return game.seats[0].faults, game.seats[0].stderr
-
-
-@needs_sandbox
-def test_a_c_fork_bomb_hits_the_process_limit_and_leaves_nothing(tmp_path: Path) -> None:
-    faults, stderr = _hostile_match(_hostile(tmp_path, "FORK_BOMB"))
-    assert "FORK_REFUSED after" in stderr, stderr
-    assert int(stderr.split("FORK_REFUSED after ")[1].split(":")[0]) < LIMITS.processes
-    assert faults == []
-
-
-@needs_sandbox
-def test_a_c_bot_allocating_without_bound_is_held_to_its_memory(tmp_path: Path) -> None:
-    faults, stderr = _hostile_match(_hostile(tmp_path, "MEMORY_BOMB"))
-    if "MEMORY_REFUSED after" in stderr:
-        assert int(stderr.split("MEMORY_REFUSED after ")[1].split()[0]) < LIMITS.memory_mb
-    else:  # killed by the kernel at the seat's cgroup limit: a memory fault
-        assert [f["class"] for f in faults][:1] == ["memory"], (faults, stderr)
-
-
-@needs_sandbox
-def test_a_c_bot_has_no_network_and_none_of_the_hosts_files(tmp_path: Path) -> None:
-    faults, stderr = _hostile_match(_hostile(tmp_path, "NETWORK"))
-    assert "redis: DENIED" in stderr and "interfaces: lo\n" in stderr, stderr
-    assert "passwd: DENIED" in stderr
-    assert faults == []
-
-
-@needs_sandbox
-def test_a_c_bot_burning_cpu_is_stopped_by_its_clock(tmp_path: Path) -> None:
-    faults, _ = _hostile_match(_hostile(tmp_path, "CPU_BURN"))
-    assert faults and faults[0]["class"] == "timeout", faults
