@@ -21,6 +21,7 @@ DOCS_DIR = Path(__file__).resolve().parent.parent / "docs"
 GUIDES: dict[str, tuple[Any, str]] = {
     "bots": (gettext_lazy("Writing a bot"), "bots.md"),
     "protocol": (gettext_lazy("The bot protocol"), "protocol.md"),
+    "languages": (gettext_lazy("Bots in other languages"), "languages.md"),
     "learning": (gettext_lazy("Learning environments"), "learning.md"),
     "engine": (gettext_lazy("The engine and its rules"), "engine.md"),
     "security": (gettext_lazy("Security: what stops a hostile bot"), "security.md"),
