@@ -144,10 +144,18 @@ def _signed_up(base: str, name: str) -> requests.Session:
     return session
 
 
-def _upload(session: requests.Session, base: str, name: str, code: bytes) -> int:
-    bot = session.post(f"{base}/api/bots/", json={"name": name}, timeout=30).json()["id"]
+def _upload(
+    session: requests.Session, base: str, name: str, code: bytes, filename: str = ""
+) -> int:
+    """A bot that enters no ladder by itself (so no ladder match of it runs beside the test's
+    own), with ``code`` as its first version."""
+    bot = session.post(
+        f"{base}/api/bots/", json={"name": name, "join_ladders": []}, timeout=30
+    ).json()["id"]
     upload = session.post(
-        f"{base}/api/bots/{bot}/versions/", files={"file": (f"{name}.py", code)}, timeout=60
+        f"{base}/api/bots/{bot}/versions/",
+        files={"file": (filename or f"{name}.py", code)},
+        timeout=60,
     )
     assert upload.status_code == 201, upload.text
     return int(bot)
@@ -234,7 +242,9 @@ def test_a_runner_killed_mid_match_another_plays_it_and_it_is_stored_once(
             top = subprocess.run(
                 ["docker", "top", container, "-eo", "pid,args"], capture_output=True, text=True
             ).stdout
-            if "bwrap" in top:
+            # the bot's own process (a runner's sandbox probe runs bwrap too): the match's,
+            # as the slow bot plays in no other (it enters no ladder)
+            if "slow.py" in top:
                 return container
         return None
 
@@ -355,16 +365,16 @@ def test_the_starter_kits_build_and_validate_in_the_runner_container(
     base = deployment["base"]
     _wait(lambda: _health(base), 300, "a healthy /api/health/")
     session = _signed_up(base, "polyglot")
-    bots = {}
-    for language in ("cpp", "rust", "java", "javascript"):
-        bot = session.post(f"{base}/api/bots/", json={"name": f"kit-{language}"}, timeout=30)
-        bots[language] = bot.json()["id"]
-        upload = session.post(
-            f"{base}/api/bots/{bots[language]}/versions/",
-            files={"file": (f"{language}.zip", pack(PROJECT_DIR / "kits" / language))},
-            timeout=60,
+    bots = {
+        language: _upload(
+            session,
+            base,
+            f"kit-{language}",
+            pack(PROJECT_DIR / "kits" / language),
+            f"{language}.zip",
         )
-        assert upload.status_code == 201, upload.text
+        for language in ("cpp", "rust", "java", "javascript")
+    }
     for language, bot in bots.items():
         version = _wait(_settled(session, base, bot), 400, f"the {language} kit's validation")
         log = version["validation_log"]
