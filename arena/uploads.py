@@ -44,7 +44,7 @@ from django.core.files.uploadhandler import FileUploadHandler
 from django.http.multipartparser import MultiPartParserError
 from django.utils.translation import gettext
 
-from bots_sdk.languages import MANIFESTS, PYTHON, ManifestError, read_manifest
+from bots_sdk.languages import MANIFESTS, PYTHON, ManifestError, read_manifest, zip_root
 
 MAX_UPLOAD = 1024 * 1024  # bytes, as uploaded
 MAX_ENTRIES = 100
@@ -265,11 +265,13 @@ def check_upload(filename: str, data: bytes) -> str:
             )
         if entry.filename.endswith(".py"):
             sources.append((entry.filename, _decoded(entry.filename, content)))
-        if entry.filename in MANIFESTS:
+        if path.name in MANIFESTS:
             manifests[entry.filename] = content
         names.add(entry.filename)
+    root = zip_root(list(names))
+    found = {name: manifests[root + name] for name in MANIFESTS if root + name in manifests}
     try:
-        manifest = read_manifest(manifests) or PYTHON
+        manifest = read_manifest(found) or PYTHON
     except ManifestError as exc:
         raise UploadError(str(exc)) from None
     if manifest.compiled:

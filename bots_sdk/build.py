@@ -36,7 +36,14 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from bots_sdk.languages import LANGUAGES, MANIFESTS, Manifest, ManifestError, manifest_of
+from bots_sdk.languages import (
+    LANGUAGES,
+    MANIFESTS,
+    Manifest,
+    ManifestError,
+    manifest_of,
+    zip_root,
+)
 
 #: A folder a bot's files may not come from when packed (build outputs, tools' own).
 SKIPPED_FOLDERS = frozenset({"target", "classes", "node_modules", "build", "__pycache__"})
@@ -242,9 +249,12 @@ def unpack(code: bytes, into: Path) -> None:
         raise BuildError(f"the code is not a readable zip ({exc})") from None
     if len(entries) > MAX_FILES:
         raise BuildError(f"the zip holds {len(entries)} entries; the limit is {MAX_FILES}")
+    root = zip_root([entry.filename for entry in entries])
     total = 0
     for entry in entries:
-        path = PurePosixPath(entry.filename.replace("\\", "/"))
+        if root and entry.filename.rstrip("/") + "/" == root:
+            continue
+        path = PurePosixPath(entry.filename[len(root) :].replace("\\", "/"))
         if path.is_absolute() or ".." in path.parts or stat.S_ISLNK(entry.external_attr >> 16):
             raise BuildError(f"the zip entry {entry.filename!r} is refused (outside, or a link)")
         target = into.joinpath(*path.parts)

@@ -202,13 +202,35 @@ def read_manifest(files: dict[str, bytes]) -> Manifest | None:
     return Manifest.parse(found[0], files[found[0]]) if found else None
 
 
+def zip_root(names: list[str]) -> str:
+    """Where a zip's bot is: ``""`` (its root), or the one folder everything is in when that
+    folder holds a manifest and the root holds neither a manifest nor ``bot.py`` (a folder
+    zipped as a whole: ``zip -r my_bot.zip my_bot/``).
+
+    >>> zip_root(["bidel.toml", "main.cpp"]), zip_root(["my_bot/", "my_bot/bidel.toml"])
+    ('', 'my_bot/')
+    >>> zip_root(["a/bidel.toml", "b/main.cpp"])
+    ''
+    """
+    if any(name in names for name in (*MANIFESTS, "bot.py")):
+        return ""
+    tops = {name.split("/", 1)[0] for name in names}
+    if len(tops) != 1 or not all("/" in name for name in names if name.rstrip("/") not in tops):
+        return ""
+    folder = f"{tops.pop()}/"
+    return folder if any(f"{folder}{name}" in names for name in MANIFESTS) else ""
+
+
 def manifest_of_zip(data: bytes) -> Manifest:
-    """A zip's manifest (:data:`PYTHON` when it has none)."""
+    """A zip's manifest (:data:`PYTHON` when it has none), at its root or in the one folder
+    it holds (:func:`zip_root`)."""
     with zipfile.ZipFile(io.BytesIO(data)) as archive:
+        names = archive.namelist()
+        root = zip_root(names)
         files = {
-            name: archive.read(name)[: MAX_MANIFEST + 1]
+            name: archive.read(root + name)[: MAX_MANIFEST + 1]
             for name in MANIFESTS
-            if name in archive.namelist()
+            if root + name in names
         }
     return read_manifest(files) or PYTHON
 

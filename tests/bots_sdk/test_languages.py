@@ -265,3 +265,17 @@ def test_the_backends_without_builds_refuse_a_compiled_bot_loudly(tmp_path: Path
         Namespaces().launch(tmp_path, 0)
     with pytest.raises(SandboxUnavailable, match="built and run by the bubblewrap backend"):
         Namespaces.build_launch(tmp_path, "true", build.toolchain("cpp"), BuildLimits())
+
+
+@needs_sandbox
+def test_a_kit_zipped_as_a_folder_plays_as_one_zipped_at_its_root(tmp_path: Path) -> None:
+    kit = _kit("cpp")
+    wrapped = tmp_path / "my_bot.zip"
+    with zipfile.ZipFile(wrapped, "w") as out:  # as `zip -r my_bot.zip my_bot/` makes it
+        out.writestr("my_bot/", "")
+        for path in sorted(kit.iterdir()):
+            out.write(path, f"my_bot/{path.name}")
+    assert manifest_of(wrapped).language == "cpp"
+    result = run_match("standard", 3, [str(wrapped), "low", "low", "low"], hands=1)
+    seat = result.games[0].seats[0]
+    assert seat.faults == [] and "built (cpp)" in seat.stderr, (seat.faults, seat.stderr)
