@@ -10,7 +10,9 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
 # bubblewrap, util-linux (unshare, setpriv, prlimit, mount) and libseccomp2: the sandbox's
 # layers (docs/security.md). The toolchains and runtimes of bots in other languages
 # (docs/languages.md), which runners build and run in the sandbox: g++, rustc, the JDK, Node.
-RUN apt-get update \
+# (The JDK's installer links its manual pages, whose folder the slim image leaves out.)
+RUN mkdir -p /usr/share/man/man1 \
+    && apt-get update \
     && apt-get install --yes --no-install-recommends bubblewrap util-linux mount libseccomp2 \
         g++ libc6-dev rustc openjdk-17-jdk-headless nodejs \
     && rm -rf /var/lib/apt/lists/* \
