@@ -440,8 +440,9 @@ def _kill(process: subprocess.Popen[bytes]) -> None:
 
 
 def _extract(stream: bytes, into: Path) -> None:
-    """Unpack the sandbox's tar stream: plain files and folders only, readable by all (the
-    bot runs as another uid), executables kept executable."""
+    """Unpack the sandbox's tar stream by hand (no tarfile filter: Python 3.11.4+ only):
+    plain files and folders only, each under ``into`` by a clean relative name, readable by
+    all (the bot runs as another uid), executables kept executable."""
     into.mkdir(mode=0o755, parents=True)
     try:
         archive = tarfile.open(fileobj=io.BytesIO(stream), mode="r:")
@@ -450,19 +451,31 @@ def _extract(stream: bytes, into: Path) -> None:
         raise BuildError(f"the build's output cannot be read ({exc})") from None
     if len(members) > MAX_BUILT_FILES:
         raise BuildError(f"the build made {len(members)} files; the limit is {MAX_BUILT_FILES}")
-    for member in members:
-        if not (member.isfile() or member.isdir()):
-            raise BuildError(f"the build made {member.name!r}, neither a file nor a folder")
     try:
-        archive.extractall(into, filter="data")
-    except (tarfile.TarError, OSError) as exc:
+        for member in members:
+            _extract_one(archive, member, into)
+    except OSError as exc:  # (a name twice, as a file and as a folder, say)
         raise BuildError(f"the build's output cannot be unpacked ({exc})") from None
-    for path in [into, *into.rglob("*")]:
-        mode = path.lstat().st_mode
-        if stat.S_ISDIR(mode):
-            path.chmod(0o755)
-        else:
-            path.chmod(0o755 if mode & 0o100 else 0o644)
+    for folder in [into, *(p for p in into.rglob("*") if p.is_dir())]:
+        folder.chmod(0o755)
+
+
+def _extract_one(archive: tarfile.TarFile, member: tarfile.TarInfo, into: Path) -> None:
+    parts = [part for part in PurePosixPath(member.name).parts if part not in ("", ".")]
+    if not (member.isfile() or member.isdir()):
+        raise BuildError(f"the build made {member.name!r}, neither a file nor a folder")
+    if PurePosixPath(member.name).is_absolute() or ".." in parts:
+        raise BuildError(f"the build made {member.name!r}, outside its folder")
+    target = into.joinpath(*parts)
+    if member.isdir():
+        target.mkdir(mode=0o755, parents=True, exist_ok=True)
+        return
+    target.parent.mkdir(mode=0o755, parents=True, exist_ok=True)
+    source = archive.extractfile(member)
+    assert source is not None  # (a regular file)
+    with source, open(target, "wb") as out:
+        shutil.copyfileobj(source, out)
+    target.chmod(0o755 if member.mode & 0o100 else 0o644)
 
 
 # --- what the referee runs ----------------------------------------------------------------

@@ -8,6 +8,7 @@ import io
 import os
 import subprocess
 import sys
+import tarfile
 import zipfile
 from pathlib import Path
 
@@ -279,3 +280,35 @@ def test_a_kit_zipped_as_a_folder_plays_as_one_zipped_at_its_root(tmp_path: Path
     result = run_match("standard", 3, [str(wrapped), "low", "low", "low"], hands=1)
     seat = result.games[0].seats[0]
     assert seat.faults == [] and "built (cpp)" in seat.stderr, (seat.faults, seat.stderr)
+
+
+def _tar(*members: tuple[str, bytes | None, bytes]) -> bytes:
+    """A tar stream of (name, link target or None for a file, content) entries."""
+    out = io.BytesIO()
+    with tarfile.open(fileobj=out, mode="w") as archive:
+        for name, link, content in members:
+            info = tarfile.TarInfo(name)
+            if link is not None:
+                info.type, info.linkname = tarfile.SYMTYPE, link.decode()
+                archive.addfile(info)
+            else:
+                info.size = len(content)
+                archive.addfile(info, io.BytesIO(content))
+    return out.getvalue()
+
+
+@pytest.mark.parametrize(
+    ("members", "words"),
+    [
+        ([("./bot", b"/etc/passwd", b"")], "neither a file nor a folder"),
+        ([("../escape", None, b"x")], "outside its folder"),
+        ([("/etc/owned", None, b"x")], "outside its folder"),
+        ([("a", None, b"x"), ("a/b", None, b"y")], "cannot be unpacked"),
+    ],
+)
+def test_what_a_build_returns_is_unpacked_only_as_plain_files_inside_its_folder(
+    tmp_path: Path, members: list[tuple[str, bytes | None, bytes]], words: str
+) -> None:
+    with pytest.raises(BuildError, match=words):
+        build._extract(_tar(*members), tmp_path / "out")
+    assert not (tmp_path / "escape").exists()
