@@ -150,7 +150,15 @@ def test_a_fresh_venv_plays_a_new_bot_in_the_sandbox_in_duplicate(fresh: Path) -
     # name, games, hands, pts/hand, [ci low, ci high], win%, moons, faults, ms mean, ms p99
     columns = summary.split()
     assert columns[1:3] == ["4", "160"] and columns[8] == "-", summary  # no fault
-    # The starter kits travel in the wheel: a C++ bot from it builds and plays in the sandbox.
+
+
+@pytest.mark.skipif(bool(sandbox_problem()), reason=f"no sandbox here: {sandbox_problem()}")
+@pytest.mark.skipif(shutil.which("g++") is None, reason="g++ is not installed here")
+def test_the_wheel_carries_the_starter_kits(fresh: Path) -> None:
+    """A C++ bot from the wheel's kit builds and plays in the sandbox."""
+    work = fresh / "kits"
+    work.mkdir(exist_ok=True)
+    bidel = fresh / "venv/bin/bidel"
     kit = _run(bidel, "new", "--lang", "cpp", "cpp_bot", cwd=work)
     assert kit.returncode == 0 and (work / "cpp_bot" / "bidel.toml").is_file(), kit.stderr
     played = _run(bidel, "play", "cpp_bot", "low", "low", "low", "--hands", "2", cwd=work)
