@@ -13,22 +13,31 @@ export BIDEL_DEMO_STARTED := $(shell date +%s.%N)
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 
-# The SDK (sdk/: engine and bots_sdk) and the platform that depends on it, in one go.
-$(VENV)/.installed-run: $(BIN)/python pyproject.toml sdk/pyproject.toml constraints.txt
+# The SDK (sdk/: engine and bots_sdk) and the platform that depends on it, in one go. Building
+# the SDK compiles the engine's hot modules with mypyc where a C compiler is (sdk/setup.py).
+$(VENV)/.installed-run: $(BIN)/python pyproject.toml sdk/pyproject.toml sdk/setup.py constraints.txt
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -c constraints.txt \
 		-e ./sdk -e .
+	touch $@ $(VENV)/.engine-built
+
+# A hot module edited since it was compiled: compile again (until then it runs as pure Python,
+# and the engine warns that its build is stale).
+HOT := $(wildcard engine/*.py) bots_sdk/sampling.py bots_sdk/rollout.py
+$(VENV)/.engine-built: $(HOT) | $(VENV)/.installed-run
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps -e ./sdk
 	touch $@
 
 $(VENV)/.installed: $(VENV)/.installed-run
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -c constraints.txt \
-		-e ./sdk -e '.[dev]'
+		-e '.[dev]'
 	@# OpenSpiel is the reference engine of the differential tests; its Hearts needs no numpy.
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps open_spiel==2.0.2 \
 		|| echo "OpenSpiel is not installable here: its differential tests will be skipped"
 	touch $@
 
-install-run: $(VENV)/.installed-run
-install: $(VENV)/.installed
+install-run: $(VENV)/.installed-run $(VENV)/.engine-built
+	@$(BIN)/python -c "import engine; print(f'bidel: the engine is {engine.BUILD}')"
+install: $(VENV)/.installed install-run
 
 demo: install-run
 	$(BIN)/python manage.py demo
@@ -48,4 +57,5 @@ messages: install-run
 		&& ../$(BIN)/python ../manage.py compilemessages -l fa
 
 clean:
-	rm -rf $(VENV) var/*
+	rm -rf $(VENV) var/* sdk/build
+	find engine bots_sdk -name '*.so' -delete; rm -f engine/_compiled.json

@@ -7,6 +7,7 @@ Built on ``engine``; it never imports Django, so bots and the match runner work 
 'View'
 """
 
+import engine  # noqa: F401  (first: it chooses the engine's build before the SDK's hot modules load)
 from bots_sdk.bot import Bot, highest, lowest, strength
 from bots_sdk.view import View
 

@@ -228,6 +228,8 @@ def _play(args: argparse.Namespace) -> int:
         )
         for slot in match_games(rules.players, args.games or 1, args.duplicate)
     ]
+    # The referee's engine; the bots' own simulations use the same build (docs/engine.md).
+    print(f"bots_sdk: engine {engine.BUILD}", file=sys.stderr)
     if not args.unsafe_no_sandbox:
         _say_sandbox(args.sandbox)
     results: list[GameResult] = []
@@ -454,7 +456,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--version",
         action="version",
-        version=f"bidel SDK {bots_sdk.__version__} (engine {engine.__version__})",
+        version=f"bidel SDK {bots_sdk.__version__} (engine {engine.__version__}: {engine.BUILD})",
     )
     commands = parser.add_subparsers(dest="command", required=True)
     play = commands.add_parser("play", help="play a match between bots (built-in names or files)")

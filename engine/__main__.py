@@ -7,15 +7,18 @@ record is invalid; unreadable input gets the same shape with ``"stage": "json"``
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
 import random
 import sys
 from typing import Any
 
+import engine
 from engine.record import invalid, verify
 from engine.rules import PRESETS, RulesError, RuleSet, allowed_player_counts
 from engine.simulate import random_game
+from engine.state import GameState
 
 
 def _read(path: str) -> Any:
@@ -70,6 +73,46 @@ def _random(rules_spec: str, seed: int, players: int | None, moves_seed: int | N
     return 0
 
 
+def games_digest(hands: int) -> dict[str, Any]:
+    """SHA-256 over ``hands`` random hands, round-robin over every preset at each of its table
+    sizes: every legal-action list, every seat's observation at each turn of the step path,
+    every record and score. Odd games finish each hand with the rollout (``play_random``),
+    even ones step through ``legal_actions``/``apply``. The compiled and the pure build
+    must print the same digest (``tests/engine/test_builds.py``).
+
+    >>> games_digest(4)["hands"]
+    4
+    """
+    tables = [(name, count) for name in PRESETS for count in allowed_player_counts(name)]
+    digest = hashlib.sha256()
+    played = game = 0
+    while played < hands:
+        name, count = tables[game % len(tables)]
+        rules = RuleSet.from_preset(name).with_players(count)
+        rng = random.Random(game)
+        state = GameState(rules, seed=game)
+        for _ in range(3):  # up to three hands of each game, so totals and dealers move on
+            if game % 2:
+                state.play_random(rng)
+            else:
+                step = 0
+                while (seat := state.current_seat) is not None:
+                    legal = state.legal_actions()
+                    digest.update(",".join(legal).encode())
+                    if step % 8 == 0:
+                        view = state.observation(seat).to_dict()
+                        digest.update(json.dumps(view, sort_keys=True).encode())
+                    state.apply(legal[rng.randrange(len(legal))])
+                    step += 1
+            played += 1
+            if state.is_game_over or played == hands:
+                break
+            state.next_hand()
+        digest.update(json.dumps([state.to_record(), state.totals, state.winners]).encode())
+        game += 1
+    return {"build": str(engine.BUILD), "hands": played, "sha256": digest.hexdigest()}
+
+
 def _presets() -> int:
     for name in PRESETS:
         counts = allowed_player_counts(name)
@@ -82,6 +125,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m engine", description="The Bidel Hearts engine."
     )
+    parser.add_argument(
+        "--version", action="version", version=f"engine {engine.__version__}: {engine.BUILD}"
+    )
     commands = parser.add_subparsers(dest="command", required=True)
     check = commands.add_parser("verify", help="referee a game record; prints one JSON object")
     check.add_argument("file", help="the record's path, or - for standard input")
@@ -91,7 +137,14 @@ def main(argv: list[str] | None = None) -> int:
     play.add_argument("--players", type=int, help="the player count (applies its table)")
     play.add_argument("--moves-seed", type=int, help="seed of the random moves (default: --seed)")
     commands.add_parser("presets", help="list the rule presets")
+    digest = commands.add_parser(
+        "digest", help="random hands over every preset, hashed: equal on every correct build"
+    )
+    digest.add_argument("--hands", type=int, default=5000)
     args = parser.parse_args(argv)
+    if args.command == "digest":
+        print(json.dumps(games_digest(args.hands)))
+        return 0
     if args.command == "verify":
         return _verify(args.file)
     if args.command == "random":

@@ -1,0 +1,186 @@
+"""Which build of the engine runs: compiled (C extensions made by mypyc) or pure Python.
+
+One source, two builds. Installed where a C compiler is at hand, the hot modules (:data:`HOT`:
+the engine's and the SDK's sampling and rollout helpers) are also compiled by mypyc into
+extension modules beside their sources, and ``engine/_compiled.json`` records the SHA-256 of
+every source it compiled (``sdk/setup.py`` writes it). Where no compiler is, nothing is built
+and the same sources run as they are. When ``engine`` is first imported, :func:`select` picks:
+
+- ``BIDEL_ENGINE=pure``: the sources, whatever is built (a finder placed first on
+  ``sys.meta_path`` loads the hot modules from their ``.py`` files);
+- ``BIDEL_ENGINE=compiled``: the compiled build, or :class:`EngineBuildError` where there is
+  none or it no longer matches its sources: asked for by name, it is never silently replaced;
+- unset (or ``auto``): the compiled build when it is there and matches every source, else pure
+  Python, with a :class:`RuntimeWarning` when a build is there but stale or broken (a source was
+  edited since it was compiled: ``make`` or ``pip install ./sdk`` compiles it again).
+
+Both builds play the same game move for move (``tests/engine/test_builds.py``). This module is
+never compiled itself: it decides what is.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+import importlib.abc
+import importlib.machinery
+import importlib.util
+import json
+import os
+import sys
+import warnings
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from types import ModuleType
+
+#: The modules compiled by mypyc, in dependency order (``sdk/setup.py`` compiles this list).
+HOT: tuple[str, ...] = (
+    "engine.cards",
+    "engine.rules",
+    "engine.deal",
+    "engine.state",
+    "engine.rollout",
+    "engine.record",
+    "engine.simulate",
+    # "bots_sdk.sampling",
+    "bots_sdk.rollout",
+)
+#: The compiled modules' shared library (mypyc's group; the per-module extensions load it).
+SHARED_LIBRARY = "engine._native__mypyc"
+MANIFEST = "_compiled.json"
+#: The environment variable that chooses the build: ``pure``, ``compiled`` or ``auto``.
+ENV = "BIDEL_ENGINE"
+CHOICES = ("auto", "compiled", "pure")
+
+_ROOT = Path(__file__).resolve().parent.parent  # the folder holding engine/ and bots_sdk/
+
+
+class EngineBuildError(RuntimeError):
+    """The build asked for (``BIDEL_ENGINE``) cannot run here; the message says why.
+
+    >>> select("fast")
+    Traceback (most recent call last):
+    ...
+    engine._build.EngineBuildError: BIDEL_ENGINE='fast': use one of auto, compiled, pure
+    """
+
+
+@dataclass(frozen=True)
+class Build:
+    """The build in use: ``kind`` is ``"compiled"`` or ``"pure"``; ``detail`` says by what
+    (the compiler) or why pure.
+
+    >>> str(Build("compiled", "mypyc 2.4.1"))
+    'compiled (mypyc 2.4.1)'
+    """
+
+    kind: str
+    detail: str
+
+    def __str__(self) -> str:
+        return f"{self.kind} ({self.detail})"
+
+
+def source_path(module: str) -> Path:
+    """The ``.py`` file of a hot module.
+
+    >>> source_path("engine.state").parts[-2:]
+    ('engine', 'state.py')
+    """
+    return _ROOT.joinpath(*module.split(".")).with_suffix(".py")
+
+
+def source_digest(module: str) -> str:
+    """SHA-256 of a hot module's source, as the manifest records it.
+
+    >>> len(source_digest("engine.cards"))
+    64
+    """
+    return hashlib.sha256(source_path(module).read_bytes()).hexdigest()
+
+
+def manifest(compiler: str, modules: Sequence[str] = HOT) -> dict[str, object]:
+    """What ``sdk/setup.py`` writes beside a compiled build: the compiler, the extension
+    suffix it built for and each source's digest.
+
+    >>> written = manifest("mypyc 2.4.1")
+    >>> written["compiler"], sorted(written["sources"]) == sorted(HOT)
+    ('mypyc 2.4.1', True)
+    """
+    return {
+        "compiler": compiler,
+        "suffix": importlib.machinery.EXTENSION_SUFFIXES[0],
+        "sources": {module: source_digest(module) for module in modules},
+    }
+
+
+def _compiled_problem() -> tuple[str | None, str]:
+    """(why the compiled build cannot run, or None; the compiler named by its manifest)."""
+    path = _ROOT / "engine" / MANIFEST
+    if not path.exists():
+        return "no compiled build: installed without a C compiler or mypyc", ""
+    try:
+        recorded = json.loads(path.read_text())
+        compiler = str(recorded["compiler"])
+        sources = dict(recorded["sources"])
+        suffix = str(recorded["suffix"])
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        return f"engine/{MANIFEST} is unreadable ({exc})", ""
+    if suffix not in importlib.machinery.EXTENSION_SUFFIXES:
+        return f"the compiled build is for another Python ({suffix})", compiler
+    for module in HOT:
+        if sources.get(module) != source_digest(module):
+            where = source_path(module).relative_to(_ROOT)
+            return f"{where} changed since it was compiled (`make` compiles it again)", compiler
+        extension = _ROOT.joinpath(*module.split(".")).with_suffix(suffix)
+        if not extension.exists():
+            return f"{extension.name} is missing from the compiled build", compiler
+    try:
+        importlib.import_module(SHARED_LIBRARY)
+    except ImportError as exc:
+        return f"the compiled build does not load ({exc})", compiler
+    return None, compiler
+
+
+class _SourcesFirst(importlib.abc.MetaPathFinder):
+    """Loads the hot modules from their ``.py`` files even where extensions sit beside them
+    (an extension would otherwise win: the import system tries extension suffixes first)."""
+
+    def find_spec(
+        self, fullname: str, path: Sequence[str] | None, target: ModuleType | None = None
+    ) -> importlib.machinery.ModuleSpec | None:
+        if fullname not in HOT:
+            return None
+        return importlib.util.spec_from_file_location(fullname, source_path(fullname))
+
+
+def select(choice: str | None = None) -> Build:
+    """Choose the build for this process (see the module's docstring); call it before any
+    hot module is imported (``engine/__init__.py`` does): modules already imported stay as
+    they are, so asking again only repeats the answer.
+
+    >>> import engine
+    >>> select() == engine.BUILD
+    True
+    """
+    choice = (choice if choice is not None else os.environ.get(ENV, "")).strip().lower() or "auto"
+    if choice not in CHOICES:
+        raise EngineBuildError(f"{ENV}={choice!r}: use one of {', '.join(CHOICES)}")
+    if choice == "pure":
+        _use_sources()
+        return Build("pure", f"{ENV}=pure")
+    problem, compiler = _compiled_problem()
+    if problem is None:
+        return Build("compiled", compiler)
+    if choice == "compiled":
+        raise EngineBuildError(f"{ENV}=compiled, but {problem}")
+    if compiler:  # a build is there but cannot be used: say so, loudly
+        warnings.warn(f"the engine runs as pure Python: {problem}", RuntimeWarning, stacklevel=3)
+    _use_sources()
+    return Build("pure", problem)
+
+
+def _use_sources() -> None:
+    if not any(isinstance(finder, _SourcesFirst) for finder in sys.meta_path):
+        sys.meta_path.insert(0, _SourcesFirst())

@@ -1,0 +1,101 @@
+"""bidel-sdk's build: the engine and the SDK as Python, and their hot modules compiled too.
+
+Where mypyc (it comes with mypy, a build requirement) and a C compiler are at hand, the modules
+listed in ``engine/_build.py`` (HOT) are compiled into C extensions beside their sources and
+``engine/_compiled.json`` records which sources were compiled. Where compiling fails (no
+compiler, no Python headers), the build says so and goes on: the same sources run as pure
+Python, identically, only slower. ``BIDEL_ENGINE_BUILD`` steers it: ``auto`` (the default),
+``pure`` (compile nothing) or ``compiled`` (a failure to compile fails the install).
+The metadata is in pyproject.toml; only the extensions are declared here.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import sys
+from pathlib import Path
+
+from setuptools import setup
+from setuptools.command.build_ext import build_ext
+from setuptools.errors import CCompilerError, CompileError, ExecError, LinkError, PlatformError
+
+HERE = Path(__file__).resolve().parent
+MODE = os.environ.get("BIDEL_ENGINE_BUILD", "auto").strip().lower() or "auto"
+if MODE not in ("auto", "pure", "compiled"):
+    sys.exit(f"BIDEL_ENGINE_BUILD={MODE!r}: use auto, pure or compiled")
+
+
+def _load_build_module():  # engine/_build.py alone: importing `engine` would select a build
+    spec = importlib.util.spec_from_file_location("_bidel_build", HERE / "engine" / "_build.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # (its dataclass looks itself up there)
+    spec.loader.exec_module(module)
+    return module
+
+
+BUILD = _load_build_module()
+
+
+def _say(message: str) -> None:
+    # pip shows a build's output only with -v; `bidel --version` and `make` say it again.
+    print(f"bidel-sdk: {message}", file=sys.stderr, flush=True)
+
+
+def _extensions() -> tuple[list, str]:
+    if MODE == "pure":
+        _say("BIDEL_ENGINE_BUILD=pure: the engine is not compiled")
+        return [], ""
+    try:
+        from mypy.version import __version__ as mypy_version
+        from mypyc.build import mypycify
+    except ImportError as exc:
+        if MODE == "compiled":
+            raise
+        _say(f"mypyc is not available ({exc}): the engine runs as pure Python")
+        return [], ""
+    paths = [os.path.join(*module.split(".")) + ".py" for module in BUILD.HOT]  # (from sdk/)
+    group = BUILD.SHARED_LIBRARY.removesuffix("__mypyc")
+    try:
+        extensions = mypycify(paths, group_name=group, opt_level="3")
+    except SystemExit as exc:  # mypyc refused the code (its messages are above)
+        if MODE == "compiled":
+            raise
+        _say(f"mypyc could not compile the engine (exit {exc.code}): it runs as pure Python")
+        return [], ""
+    return extensions, f"mypyc {mypy_version}"
+
+
+EXTENSIONS, COMPILER = _extensions()
+
+
+class BuildExtensions(build_ext):
+    """Compiles the extensions, or says why not and leaves the pure build; then writes the
+    manifest of what it compiled beside them."""
+
+    def run(self) -> None:
+        if not self.extensions:
+            return
+        try:
+            super().run()
+        except (CCompilerError, CompileError, ExecError, LinkError, PlatformError, OSError) as exc:
+            if MODE == "compiled":
+                raise
+            _say(f"compiling the engine failed ({exc}): it runs as pure Python")
+            self.extensions = []
+            return
+        package = Path(self.get_finalized_command("build_py").get_package_dir("engine"))
+        target = package if self.inplace else Path(self.build_lib) / "engine"
+        target.mkdir(parents=True, exist_ok=True)
+        (target / BUILD.MANIFEST).write_text(json.dumps(BUILD.manifest(COMPILER), indent=1))
+        _say(f"the engine is compiled ({COMPILER})")
+
+    def get_outputs(self) -> list[str]:
+        outputs = super().get_outputs()
+        if self.extensions and not self.inplace:
+            outputs.append(str(Path(self.build_lib) / "engine" / BUILD.MANIFEST))
+        return outputs
+
+
+setup(ext_modules=EXTENSIONS, cmdclass={"build_ext": BuildExtensions})

@@ -1,0 +1,161 @@
+"""The engine's two builds (engine/_build.py): compiled where a C compiler was at hand when it
+was installed, pure Python otherwise; both play the same games move for move, and the
+differential tests (OpenSpiel, rollout ≡ apply, the invariants, the doctests) pass on both."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+import sysconfig
+from pathlib import Path
+
+import pytest
+
+import engine
+from engine import _build
+from tests.support import PROJECT_DIR, child_env, run_python
+
+
+def _no_compiler() -> str | None:
+    """Why this machine cannot compile the engine, or None when it can."""
+    compiler = (sysconfig.get_config_var("CC") or "cc").split()[0]
+    if shutil.which(compiler) is None:
+        return f"no C compiler ({compiler})"
+    if not (Path(sysconfig.get_paths()["include"]) / "Python.h").exists():
+        return "no Python headers (Python.h)"
+    return None
+
+
+def _other_build() -> str:
+    """The build this process does not run, when it is there to run (else skip, saying why)."""
+    if engine.BUILD.kind == "compiled":
+        return "pure"
+    problem, _ = _build._compiled_problem()
+    if problem is not None:
+        pytest.skip(f"only the pure build is here: {problem}")
+    return "compiled"
+
+
+def _engine(build: str, *argv: str) -> dict[str, str]:
+    done = subprocess.run(
+        [sys.executable, "-m", "engine", *argv],
+        cwd=PROJECT_DIR,
+        env=child_env({"BIDEL_ENGINE": build}),
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
+def test_the_engine_is_compiled_wherever_a_c_compiler_is_at_hand() -> None:
+    if child_env().get("BIDEL_ENGINE") == "pure":
+        pytest.skip("BIDEL_ENGINE=pure: this run asked for the pure build")
+    no_compiler = _no_compiler()
+    if no_compiler is None:
+        # `make` compiles it; a pure build here means the compile failed, or a hot module was
+        # edited since (then `make test` compiles it again).
+        assert engine.BUILD.kind == "compiled", str(engine.BUILD)
+        assert engine.BUILD.detail.startswith("mypyc ")
+    else:
+        assert engine.BUILD.kind == "pure", no_compiler
+
+
+def test_the_compiled_build_and_the_pure_build_play_the_same_5000_hands() -> None:
+    other = _other_build()
+    ours = _engine(engine.BUILD.kind, "digest", "--hands", "5000")
+    theirs = _engine(other, "digest", "--hands", "5000")
+    assert {ours["build"].split()[0], theirs["build"].split()[0]} == {"compiled", "pure"}
+    assert ours["hands"] == theirs["hands"] == 5000
+    assert ours["sha256"] == theirs["sha256"]
+
+
+def test_the_differential_tests_and_doctests_pass_on_the_other_build_too() -> None:
+    other = _other_build()
+    targets = [
+        "tests/engine",
+        "engine",
+        "bots_sdk/sampling.py",
+        "bots_sdk/rollout.py",
+        "tests/bots_sdk/test_sdk.py",
+    ]
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-p",
+            "no:cacheprovider",
+            "-q",
+            "-x",
+            *targets,
+            "--deselect",
+            "tests/engine/test_builds.py",
+        ],
+        cwd=PROJECT_DIR,
+        env=child_env({"BIDEL_ENGINE": other}),
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
+    assert " passed" in done.stdout
+
+
+def test_asked_for_by_name_a_build_that_cannot_run_is_refused_not_replaced() -> None:
+    done = run_python("import engine", child_env({"BIDEL_ENGINE": "fastest"}))
+    assert done.returncode != 0
+    assert "BIDEL_ENGINE='fastest': use one of auto, compiled, pure" in done.stderr
+    if engine.BUILD.kind == "pure" and _build._compiled_problem()[0] is not None:
+        done = run_python("import engine", child_env({"BIDEL_ENGINE": "compiled"}))
+        assert (
+            done.returncode != 0 and "EngineBuildError: BIDEL_ENGINE=compiled, but" in done.stderr
+        )
+
+
+def test_pure_loads_every_hot_module_from_its_source_even_beside_a_compiled_build() -> None:
+    code = (
+        "import importlib, json, engine\n"
+        "from engine._build import HOT\n"
+        "print(json.dumps([engine.BUILD.kind] + "
+        "[importlib.import_module(m).__file__ for m in HOT]))\n"
+    )
+    done = run_python(code, child_env({"BIDEL_ENGINE": "pure"}))
+    assert done.returncode == 0, done.stderr
+    kind, *files = json.loads(done.stdout)
+    assert kind == "pure" and all(f.endswith(".py") for f in files), files
+
+
+def test_a_hot_module_edited_since_it_was_compiled_runs_as_pure_python_with_a_warning(
+    tmp_path: Path,
+) -> None:
+    if _build._compiled_problem()[0] is not None:
+        pytest.skip("no compiled build here to go stale")
+    for package in ("engine", "bots_sdk"):
+        shutil.copytree(PROJECT_DIR / package, tmp_path / package)
+    with (tmp_path / "engine" / "simulate.py").open("a") as source:
+        source.write("# edited after the build\n")
+    code = "import engine, engine.simulate as s; print(engine.BUILD.kind, s.__file__)"
+    for choice, outcome in (("auto", 0), ("compiled", 1)):
+        done = subprocess.run(
+            [sys.executable, "-c", code],
+            cwd=tmp_path,
+            env=child_env({"BIDEL_ENGINE": choice, "PYTHONPATH": str(tmp_path)}),
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert done.returncode == outcome, done.stderr
+        assert "engine/simulate.py changed since it was compiled" in done.stderr
+    kind, file = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=tmp_path,
+        env=child_env({"BIDEL_ENGINE": "auto", "PYTHONPATH": str(tmp_path)}),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    ).stdout.split()
+    assert kind == "pure" and file == str(tmp_path / "engine" / "simulate.py")
