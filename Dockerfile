@@ -11,10 +11,14 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
 # layers (docs/security.md). The toolchains and runtimes of bots in other languages
 # (docs/languages.md), which runners build and run in the sandbox: g++, rustc, the JDK, Node.
 # (The JDK's installer links its manual pages, whose folder the slim image leaves out.)
+# g++ also compiles the engine (below), which needs Python's headers: python.org's image has
+# them, Debian's python3 (the stand-in of deploy/base-image.sh) takes them from python3-dev.
 RUN mkdir -p /usr/share/man/man1 \
     && apt-get update \
     && apt-get install --yes --no-install-recommends bubblewrap util-linux mount libseccomp2 \
         g++ libc6-dev rustc openjdk-17-jdk-headless nodejs \
+    && if ! python -c 'import os, sys, sysconfig; sys.exit(not os.path.exists(sysconfig.get_paths()["include"] + "/Python.h"))'; then \
+        apt-get install --yes --no-install-recommends python3-dev; fi \
     && rm -rf /var/lib/apt/lists/* \
     && useradd --system --create-home --uid 10001 bidel \
     && mkdir -p /var/lib/bidel && chown bidel /var/lib/bidel
@@ -27,8 +31,11 @@ RUN python -c "import tomllib; print('\n'.join(d for d in tomllib.load(open('pyp
     && pip install -c constraints.txt -r /tmp/requirements.txt && rm /tmp/requirements.txt
 # The code in one layer (.dockerignore keeps out the rest): on a storage driver without
 # copy-on-write (vfs) every layer is a whole copy of the image's files, so fewer is faster.
+# The SDK's build compiles the engine's hot modules with mypyc (sdk/setup.py): in the image it
+# must, or the build fails, so that every runner, and every bot it sandboxes, gets that speed.
 COPY . .
-RUN pip install --no-deps -c constraints.txt ./sdk . \
+RUN BIDEL_ENGINE_BUILD=compiled pip install --no-deps -c constraints.txt ./sdk . \
+    && BIDEL_ENGINE=compiled python -m engine --version \
     && DEBUG=1 python manage.py collectstatic --noinput
 
 USER bidel

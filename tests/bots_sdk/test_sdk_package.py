@@ -5,10 +5,13 @@ Django."""
 
 from __future__ import annotations
 
+import json
 import shutil
 import subprocess
 import sys
+import sysconfig
 import tomllib
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -19,17 +22,18 @@ from tests.support import PROJECT_DIR
 SDK = PROJECT_DIR / "sdk"
 
 
-def _run(*argv: str | Path, cwd: Path, timeout: float = 300) -> subprocess.CompletedProcess[str]:
-    env = {"PATH": "/usr/bin:/bin", "HOME": str(cwd)}
+def _run(
+    *argv: str | Path, cwd: Path, timeout: float = 300, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(cwd), **(env or {})}
     return subprocess.run(
         [str(a) for a in argv], cwd=cwd, capture_output=True, text=True, timeout=timeout, env=env
     )
 
 
-@pytest.fixture(scope="module")
-def fresh(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A fresh venv holding only the SDK's wheel (and what ``venv`` itself brings)."""
-    root = tmp_path_factory.mktemp("sdk")
+def _fresh_venv(root: Path, compiler: str | None = None) -> Path:
+    """A fresh venv under ``root`` holding only the SDK's wheel (and what ``venv`` itself
+    brings), built with the C compiler ``compiler`` (None: the system's)."""
     source = root / "source"  # a copy: building writes build/ and egg-info beside the sources
     source.mkdir()
     for name in ("pyproject.toml", "README.md"):
@@ -38,20 +42,24 @@ def fresh(tmp_path_factory: pytest.TempPathFactory) -> Path:
         shutil.copytree(
             SDK / package, source / package, ignore=shutil.ignore_patterns("__pycache__")
         )
+    shutil.copy(SDK / "setup.py", source / "setup.py")
     built = _run(
         sys.executable,
         "-m",
         "pip",
         "wheel",
+        "-v",
         "--no-deps",
-        "--no-build-isolation",
+        "--no-build-isolation",  # (this venv's setuptools and mypy: no index is reachable)
         "--no-index",
         "-w",
         root / "dist",
         source,
         cwd=root,
+        env={} if compiler is None else {"CC": compiler},
     )
     assert built.returncode == 0, built.stderr
+    (root / "build.log").write_text(built.stdout + built.stderr)
     (wheel,) = (root / "dist").glob("bidel_sdk-*.whl")
     made = _run(sys.executable, "-m", "venv", root / "venv", cwd=root)
     assert made.returncode == 0, made.stderr
@@ -67,6 +75,18 @@ def fresh(tmp_path_factory: pytest.TempPathFactory) -> Path:
     )
     assert installed.returncode == 0, installed.stderr
     return root
+
+
+@pytest.fixture(scope="module")
+def fresh(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A fresh venv with the SDK built here: compiled where this machine has a C compiler."""
+    return _fresh_venv(tmp_path_factory.mktemp("sdk"))
+
+
+def _compiler_here() -> bool:
+    compiler = (sysconfig.get_config_var("CC") or "cc").split()[0]
+    include = Path(sysconfig.get_paths()["include"])
+    return shutil.which(compiler) is not None and (include / "Python.h").exists()
 
 
 def test_the_sdk_declares_no_third_party_dependency_and_the_platform_depends_on_it() -> None:
@@ -96,6 +116,40 @@ def test_a_fresh_venv_holds_the_sdk_and_nothing_third_party(fresh: Path) -> None
     assert not names - {"bidel-sdk", "pip", "setuptools", "wheel"}, names
     version = _run(fresh / "venv/bin/bidel", "--version", cwd=fresh)
     assert version.returncode == 0 and version.stdout.startswith("bidel SDK 0.1.0"), version
+    if _compiler_here():  # the wheel carries the compiled engine, and it is the one in use
+        assert "engine 0.1.0: compiled (mypyc " in version.stdout, version.stdout
+        (wheel,) = (fresh / "dist").glob("bidel_sdk-*.whl")
+        names = zipfile.ZipFile(wheel).namelist()
+        assert "engine/_compiled.json" in names
+        assert any(n.startswith("engine/state.") and n.endswith(".so") for n in names), names
+    else:
+        assert "engine 0.1.0: pure (no compiled build" in version.stdout, version.stdout
+
+
+def test_without_a_c_compiler_the_sdk_installs_pure_python_says_so_and_plays(
+    tmp_path: Path,
+) -> None:
+    root = _fresh_venv(tmp_path, compiler="/nonexistent/cc")
+    assert "compiling the engine failed" in (root / "build.log").read_text()
+    (wheel,) = (root / "dist").glob("bidel_sdk-*.whl")
+    assert not [n for n in zipfile.ZipFile(wheel).namelist() if n.endswith(".so")]
+    version = _run(root / "venv/bin/bidel", "--version", cwd=root)
+    assert "engine 0.1.0: pure (no compiled build" in version.stdout, version.stdout
+    played = _run(
+        root / "venv/bin/bidel",
+        "play",
+        "low",
+        "random",
+        "heuristic",
+        "low",
+        "--hands",
+        "3",
+        "--json",
+        cwd=root,
+    )
+    assert played.returncode == 0, played.stderr
+    assert "bots_sdk: engine pure (no compiled build" in played.stderr
+    assert json.loads(played.stdout)["bots"]
 
 
 def test_every_sdk_module_imports_without_django_and_the_extras_say_how_to_get_them(
@@ -164,3 +218,39 @@ def test_the_wheel_carries_the_starter_kits(fresh: Path) -> None:
     played = _run(bidel, "play", "cpp_bot", "low", "low", "low", "--hands", "2", cwd=work)
     assert played.returncode == 0, played.stderr
     assert "cpp_bot - low:" in played.stdout
+
+
+@pytest.mark.skipif(bool(sandbox_problem()), reason=f"no sandbox here: {sandbox_problem()}")
+def test_a_sandboxed_bot_simulates_with_the_same_build_as_the_referee(fresh: Path) -> None:
+    work = fresh / "which"
+    work.mkdir(exist_ok=True)
+    (work / "which.py").write_text(
+        "import sys\n"
+        "import engine\n"
+        "from bots_sdk import Bot, lowest\n"
+        "print('bot engine:', engine.BUILD, file=sys.stderr)\n"
+        "class Which(Bot):\n"
+        "    def pass_cards(self, view):\n"
+        "        return view.hand[: view.rules.pass_count]\n"
+        "    def play(self, view):\n"
+        "        return lowest(view.legal)\n"
+    )
+    played = _run(
+        fresh / "venv/bin/bidel",
+        "play",
+        "which.py",
+        "low",
+        "low",
+        "low",
+        "--hands",
+        "1",
+        "--record",
+        "match.json",
+        cwd=work,
+    )
+    assert played.returncode == 0, played.stderr
+    referee = next(line for line in played.stderr.splitlines() if "bots_sdk: engine " in line)
+    build = referee.split("bots_sdk: engine ", 1)[1]
+    assert build.startswith("compiled (mypyc" if _compiler_here() else "pure (")
+    seat = json.loads((work / "match.json").read_text())["games"][0]["seats"][0]
+    assert f"bot engine: {build}" in seat["stderr"], seat["stderr"]
