@@ -33,8 +33,13 @@ RUN python -c "import tomllib; print('\n'.join(d for d in tomllib.load(open('pyp
 # copy-on-write (vfs) every layer is a whole copy of the image's files, so fewer is faster.
 # The SDK's build compiles the engine's hot modules with mypyc (sdk/setup.py): in the image it
 # must, or the build fails, so that every runner, and every bot it sandboxes, gets that speed.
+# It is installed in place (-e), as `make` does: the processes run from /app, whose engine/
+# would otherwise shadow a compiled copy in site-packages, and the sandbox shows a bot the
+# same folders. Their bytecode is written here, once: a bot sees them read-only.
 COPY . .
-RUN BIDEL_ENGINE_BUILD=compiled pip install --no-deps -c constraints.txt ./sdk . \
+RUN BIDEL_ENGINE_BUILD=compiled pip install --no-deps -c constraints.txt -e ./sdk \
+    && pip install --no-deps -c constraints.txt . \
+    && python -m compileall -q engine bots_sdk \
     && BIDEL_ENGINE=compiled python -m engine --version \
     && DEBUG=1 python manage.py collectstatic --noinput
 

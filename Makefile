@@ -35,7 +35,10 @@ $(VENV)/.installed: $(VENV)/.installed-run
 		|| echo "OpenSpiel is not installable here: its differential tests will be skipped"
 	touch $@
 
+# The bytecode of the engine and the SDK written once here: a sandboxed bot sees them read-only
+# and would otherwise compile every module it imports at each start.
 install-run: $(VENV)/.installed-run $(VENV)/.engine-built
+	@$(BIN)/python -m compileall -q engine bots_sdk
 	@$(BIN)/python -c "import engine; print(f'bidel: the engine is {engine.BUILD}')"
 install: $(VENV)/.installed install-run
 

@@ -19,7 +19,6 @@ True
 
 from __future__ import annotations
 
-import importlib.metadata
 import importlib.util
 from dataclasses import dataclass
 from functools import cache
@@ -45,6 +44,8 @@ class Package:
 @cache
 def packages() -> tuple[Package, ...]:
     """The runtime packages installed here (the others are not offered)."""
+    import importlib.metadata  # (here: every bot's host imports this module for THREADS)
+
     found = []
     for name in PACKAGES:
         spec = importlib.util.find_spec(name)

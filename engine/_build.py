@@ -22,16 +22,13 @@ from __future__ import annotations
 
 import hashlib
 import importlib
-import importlib.abc
 import importlib.machinery
-import importlib.util
 import json
 import os
 import sys
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from types import ModuleType
 
 #: The modules compiled by mypyc, in dependency order (``sdk/setup.py`` compiles this list).
@@ -53,7 +50,9 @@ MANIFEST = "_compiled.json"
 ENV = "BIDEL_ENGINE"
 CHOICES = ("auto", "compiled", "pure")
 
-_ROOT = Path(__file__).resolve().parent.parent  # the folder holding engine/ and bots_sdk/
+# The folder holding engine/ and bots_sdk/. (Only os.path and importlib.machinery here: every
+# bot process imports this first, and pathlib or importlib.util would add to its start-up.)
+_ROOT = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
 
 
 class EngineBuildError(RuntimeError):
@@ -82,13 +81,13 @@ class Build:
         return f"{self.kind} ({self.detail})"
 
 
-def source_path(module: str) -> Path:
+def source_path(module: str) -> str:
     """The ``.py`` file of a hot module.
 
-    >>> source_path("engine.state").parts[-2:]
-    ('engine', 'state.py')
+    >>> source_path("engine.state").split(os.sep)[-2:]
+    ['engine', 'state.py']
     """
-    return _ROOT.joinpath(*module.split(".")).with_suffix(".py")
+    return os.path.join(_ROOT, *module.split(".")) + ".py"
 
 
 def source_digest(module: str) -> str:
@@ -97,7 +96,8 @@ def source_digest(module: str) -> str:
     >>> len(source_digest("engine.cards"))
     64
     """
-    return hashlib.sha256(source_path(module).read_bytes()).hexdigest()
+    with open(source_path(module), "rb") as source:
+        return hashlib.sha256(source.read()).hexdigest()
 
 
 def manifest(compiler: str, modules: Sequence[str] = HOT) -> dict[str, object]:
@@ -117,11 +117,12 @@ def manifest(compiler: str, modules: Sequence[str] = HOT) -> dict[str, object]:
 
 def _compiled_problem() -> tuple[str | None, str]:
     """(why the compiled build cannot run, or None; the compiler named by its manifest)."""
-    path = _ROOT / "engine" / MANIFEST
-    if not path.exists():
+    path = os.path.join(_ROOT, "engine", MANIFEST)
+    if not os.path.exists(path):
         return "no compiled build: installed without a C compiler or mypyc", ""
     try:
-        recorded = json.loads(path.read_text())
+        with open(path, encoding="utf-8") as written:
+            recorded = json.load(written)
         compiler = str(recorded["compiler"])
         sources = dict(recorded["sources"])
         suffix = str(recorded["suffix"])
@@ -131,11 +132,11 @@ def _compiled_problem() -> tuple[str | None, str]:
         return f"the compiled build is for another Python ({suffix})", compiler
     for module in HOT:
         if sources.get(module) != source_digest(module):
-            where = source_path(module).relative_to(_ROOT)
+            where = "/".join(module.split(".")) + ".py"
             return f"{where} changed since it was compiled (`make` compiles it again)", compiler
-        extension = _ROOT.joinpath(*module.split(".")).with_suffix(suffix)
-        if not extension.exists():
-            return f"{extension.name} is missing from the compiled build", compiler
+        extension = os.path.join(_ROOT, *module.split(".")) + suffix
+        if not os.path.exists(extension):
+            return f"{os.path.basename(extension)} is missing from the compiled build", compiler
     try:
         importlib.import_module(SHARED_LIBRARY)
     except ImportError as exc:
@@ -143,16 +144,21 @@ def _compiled_problem() -> tuple[str | None, str]:
     return None, compiler
 
 
-class _SourcesFirst(importlib.abc.MetaPathFinder):
+class _SourcesFirst:
     """Loads the hot modules from their ``.py`` files even where extensions sit beside them
-    (an extension would otherwise win: the import system tries extension suffixes first)."""
+    (an extension would otherwise win: the import system tries extension suffixes first).
+    A meta path finder by its ``find_spec`` alone (``importlib.abc`` costs a bot's start-up)."""
 
     def find_spec(
         self, fullname: str, path: Sequence[str] | None, target: ModuleType | None = None
     ) -> importlib.machinery.ModuleSpec | None:
         if fullname not in HOT:
             return None
-        return importlib.util.spec_from_file_location(fullname, source_path(fullname))
+        path = source_path(fullname)
+        loader = importlib.machinery.SourceFileLoader(fullname, path)
+        spec = importlib.machinery.ModuleSpec(fullname, loader, origin=path)
+        spec.has_location = True  # (so the module gets __file__ and its cached bytecode)
+        return spec
 
 
 def select(choice: str | None = None) -> Build:
