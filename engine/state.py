@@ -26,7 +26,7 @@ import enum
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple
+from typing import Any, Final, NamedTuple
 
 from engine.cards import (
     _INDEX,
@@ -247,6 +247,11 @@ class Observation:
         return data
 
 
+#: The ``deal`` that makes :class:`GameState` leave its fields unset, for its own methods
+#: that fill them in (a compiled class has no way round ``__init__``).
+_BLANK: Final[list[list[str]]] = []
+
+
 class GameState:
     """A game in progress. Create with the rules and a seed (or explicit deals).
 
@@ -358,6 +363,8 @@ class GameState:
         deal: Sequence[Sequence[str]] | None = None,
         kitty: Sequence[str] | None = None,
     ) -> None:
+        if deal is _BLANK:
+            return  # clone() and at_play() set every field themselves
         self._setup(rules, seed)
         hands, kitty_mask = self._obtain_deal(deal, kitty)
         self._start_hand(hands, kitty_mask)
@@ -408,7 +415,7 @@ class GameState:
         >>> again.phase.value, again.plays()
         ('play', ['2C'])
         """
-        state = _new_state(cls)
+        state = cls(rules, None, deal=_BLANK)
         state._setup(rules, None, hand_number, totals or ())
         state.hakem = hakem
         masks, kitty_mask = parse_deal(rules, hands, kitty)
@@ -581,7 +588,8 @@ class GameState:
     def clone(self) -> GameState:
         """An independent copy, for simulation."""
         # Spelled out rather than looped over __slots__: clones are made by the thousand.
-        other = _new_state(GameState)
+        # (Not object.__new__: a class compiled with mypyc is made through its __init__.)
+        other = GameState(self.rules, None, deal=_BLANK)
         other.rules = self.rules
         other.seed = self.seed
         other.n = self.n
@@ -1098,7 +1106,6 @@ class GameState:
         return f"seat {seat} cannot play {text} now"
 
 
-_new_state = object.__new__
 _PLAY = Phase.PLAY
 _PASS = Phase.PASS
 _HAND_OVER = Phase.HAND_OVER
