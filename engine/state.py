@@ -40,6 +40,7 @@ from engine.cards import (
     FULL_DECK,
     HEARTS,
     SUIT_MASKS,
+    SUIT_MASKS_ONE_DECK,
     SUIT_NAMES,
     SUITS,
     CardError,
@@ -50,10 +51,10 @@ from engine.deal import deal_masks
 from engine.rules import RuleSet
 
 # Club indices from the two upward, for "the lowest club in play leads".
-_CLUBS_BY_RANK = sorted(
+_CLUBS_BY_RANK: Final = sorted(
     (i for i in range(DECK_SIZE) if CARD_SUIT[i] == CLUBS), key=CARD_RANK.__getitem__
 )
-_MOON_ACTIONS = ("add", "subtract")
+_MOON_ACTIONS: Final = ("add", "subtract")
 
 
 class Phase(enum.Enum):
@@ -313,6 +314,7 @@ class GameState:
         "_breaks_mask",
         "_hand_size",
         "_cancel",
+        "_suit_masks",
     )
 
     rules: RuleSet
@@ -354,6 +356,7 @@ class GameState:
     _breaks_mask: int
     _hand_size: int
     _cancel: bool
+    _suit_masks: tuple[int, ...]  # SUIT_MASKS, or its 52-bit half without a second deck
 
     def __init__(
         self,
@@ -386,6 +389,7 @@ class GameState:
         )
         self._hand_size = derived.hand_size
         self._cancel = rules.cancellation
+        self._suit_masks = SUIT_MASKS if rules.cancellation else SUIT_MASKS_ONE_DECK
         self.hand_number = hand_number
         self.attempt = 0
         self.totals = list(totals) if totals else [0] * self.n
@@ -620,6 +624,7 @@ class GameState:
         other._breaks_mask = self._breaks_mask
         other._hand_size = self._hand_size
         other._cancel = self._cancel
+        other._suit_masks = self._suit_masks
         other.hands = self.hands[:]
         other.taken = self.taken[:]
         other.pass_masks = self.pass_masks[:]
@@ -850,7 +855,7 @@ class GameState:
     def _legal_play_mask(self) -> int:
         hand = self.hands[self.current]
         if self.trick_cards:
-            follow = hand & SUIT_MASKS[self.led_suit]
+            follow = hand & self._suit_masks[self.led_suit]
             if follow:
                 return follow
             if self.tricks_done == 0 and self.rules.no_points_first_trick:
@@ -1085,7 +1090,7 @@ class GameState:
             return f"seat {seat} cannot play {text}: not in hand"
         suit = CARD_SUIT[index]
         if self.trick_cards:
-            if hand & SUIT_MASKS[self.led_suit]:
+            if hand & self._suit_masks[self.led_suit]:
                 return f"seat {seat} must follow {SUIT_NAMES[self.led_suit]}"
             if (
                 suit == HEARTS
@@ -1106,11 +1111,15 @@ class GameState:
         return f"seat {seat} cannot play {text} now"
 
 
-_PLAY = Phase.PLAY
-_PASS = Phase.PASS
-_HAND_OVER = Phase.HAND_OVER
-_GAME_OVER = Phase.GAME_OVER
-_T0, _T1, _T2, _T3 = _TEXTS_BY_CHUNK
+# (Final: compiled, a module's names are otherwise looked up in its dict at each use.)
+_PLAY: Final = Phase.PLAY
+_PASS: Final = Phase.PASS
+_HAND_OVER: Final = Phase.HAND_OVER
+_GAME_OVER: Final = Phase.GAME_OVER
+_T0: Final = _TEXTS_BY_CHUNK[0]
+_T1: Final = _TEXTS_BY_CHUNK[1]
+_T2: Final = _TEXTS_BY_CHUNK[2]
+_T3: Final = _TEXTS_BY_CHUNK[3]
 
 
 def _count(mask: int) -> int:
