@@ -26,7 +26,7 @@ import enum
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Final, NamedTuple
+from typing import Any, Final
 
 from engine.cards import (
     _INDEX,
@@ -138,10 +138,32 @@ def _tricks(raw: Sequence[RawTrick], n: int) -> list[Trick]:
     ]
 
 
-class HandRecord(NamedTuple):
+# The fields of a HandRecord, in the order of its constructor's arguments.
+_HAND_RECORD_FIELDS: Final = (
+    "hand_number",
+    "attempt",
+    "players",
+    "deal",
+    "kitty",
+    "trump",
+    "hakem",
+    "passes",
+    "raw_tricks",
+    "unfinished_trick",
+    "moon",
+    "void",
+    "points",
+    "scores",
+    "shooter",
+    "kitty_taker",
+)
+
+
+class HandRecord:
     """Everything that happened in one finished (or void) hand, as plain values.
 
-    A named tuple rather than a dataclass: one is made per hand, rollouts included.
+    A plain class with slots, compared field by field: one is made per hand, rollouts
+    included, and compiled (mypyc) it is a native class, made without a Python call.
 
     >>> state = GameState(RuleSet.from_preset("standard"), seed=3)
     >>> state.play_random(random.Random(3))
@@ -149,6 +171,8 @@ class HandRecord(NamedTuple):
     >>> sum(hand.points), len(hand.plays), hand.to_json()["plays"][0]
     (26, 52, '2C')
     """
+
+    __slots__ = _HAND_RECORD_FIELDS
 
     hand_number: int
     attempt: int
@@ -166,6 +190,56 @@ class HandRecord(NamedTuple):
     scores: tuple[int, ...]
     shooter: int | None
     kitty_taker: int | None
+
+    def __init__(
+        self,
+        hand_number: int,
+        attempt: int,
+        players: int,
+        deal: tuple[int, ...],
+        kitty: int,
+        trump: int | None,
+        hakem: int | None,
+        passes: tuple[tuple[int, ...], ...] | None,
+        raw_tricks: tuple[RawTrick, ...],
+        unfinished_trick: tuple[int, ...],
+        moon: str | None,
+        void: bool,
+        points: tuple[int, ...],
+        scores: tuple[int, ...],
+        shooter: int | None,
+        kitty_taker: int | None,
+    ) -> None:
+        self.hand_number = hand_number
+        self.attempt = attempt
+        self.players = players
+        self.deal = deal
+        self.kitty = kitty
+        self.trump = trump
+        self.hakem = hakem
+        self.passes = passes
+        self.raw_tricks = raw_tricks
+        self.unfinished_trick = unfinished_trick
+        self.moon = moon
+        self.void = void
+        self.points = points
+        self.scores = scores
+        self.shooter = shooter
+        self.kitty_taker = kitty_taker
+
+    def _values(self) -> tuple[object, ...]:
+        return tuple(getattr(self, name) for name in _HAND_RECORD_FIELDS)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, HandRecord):
+            return NotImplemented
+        return self._values() == other._values()
+
+    __hash__ = None  # type: ignore[assignment]  # (equal by value, yet not frozen)
+
+    def __repr__(self) -> str:
+        fields = ", ".join(f"{n}={getattr(self, n)!r}" for n in _HAND_RECORD_FIELDS)
+        return f"HandRecord({fields})"
 
     @property
     def plays(self) -> tuple[int, ...]:
