@@ -61,6 +61,9 @@ def _suit_mask(suit: int) -> int:
 SUIT_MASKS: Final[tuple[int, ...]] = tuple(
     _suit_mask(s) | (_suit_mask(s) << DECK_SIZE) for s in range(4)
 )
+#: The same, first deck only: with one deck every mask then fits in 52 bits, which compiled
+#: code (mypyc) keeps as machine integers; a 104-bit operand sends it down a slow generic path.
+SUIT_MASKS_ONE_DECK: Final[tuple[int, ...]] = tuple(_suit_mask(s) for s in range(4))
 
 
 class CardError(ValueError):

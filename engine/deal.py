@@ -22,11 +22,15 @@ from __future__ import annotations
 
 import hashlib
 import struct
+from typing import Final
 
 from engine.cards import DECK_SIZE, cards_to_texts_multi
 from engine.rules import RuleSet
 
-DEAL_VERSION = 1
+DEAL_VERSION: Final = 1
+
+# _KEYS[n] reads n big-endian 64-bit keys (a Struct made once, not a format parsed per deal).
+_KEYS: Final = tuple(struct.Struct(f">{n}Q") for n in range(2 * DECK_SIZE + 1))
 
 
 def shuffled_deck(rules: RuleSet, seed: int, hand_number: int, attempt: int = 0) -> list[int]:
@@ -39,19 +43,16 @@ def shuffled_deck(rules: RuleSet, seed: int, hand_number: int, attempt: int = 0)
     deck = rules._derived.deck
     size = len(deck)
     material = f"bidel-deal/{DEAL_VERSION}:{int(seed)}:{int(hand_number)}:{int(attempt)}"
-    keys = struct.unpack(f">{size}Q", hashlib.shake_256(material.encode("ascii")).digest(8 * size))
-    position = dict(zip(keys, range(size)))
-    if len(position) < size:
-        # Two equal keys (odds 2^-64 a pair): the stable sort keeps them in card order.
-        order = sorted(range(size), key=keys.__getitem__)
-    else:
-        order = list(map(position.__getitem__, sorted(keys)))
+    keys = _KEYS[size].unpack(hashlib.shake_256(material.encode("ascii")).digest(8 * size))
+    # Positions sorted by key; the sort is stable, so two equal keys (odds 2^-64 a pair)
+    # stay in card order.
+    order: list[int] = sorted(range(size), key=keys.__getitem__)
     if rules._derived.deck_is_range:
         return order
     return list(map(deck.__getitem__, order))
 
 
-_BITS = tuple(1 << i for i in range(2 * DECK_SIZE))
+_BITS: Final = tuple(1 << i for i in range(2 * DECK_SIZE))
 
 
 def deal_masks(

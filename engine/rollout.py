@@ -10,11 +10,12 @@ through the ordinary step path, for every preset and table size.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Final
 
-from engine.cards import CARD_RANK, CARD_SUIT, SUIT_MASKS
-from engine.state import GameState, Phase
+from engine.cards import CARD_RANK, CARD_SUIT, SUIT_MASKS_ONE_DECK
+from engine.state import GameState, Phase, RawTrick
 
-_PLAY = Phase.PLAY
+_PLAY: Final = Phase.PLAY
 
 
 def play_out(state: GameState, choose: Callable[[int], int]) -> None:
@@ -38,24 +39,42 @@ def play_out(state: GameState, choose: Callable[[int], int]) -> None:
         while state.phase is _PLAY:
             state._play(_pick(state._legal_play_mask(), choose))
         return
+    # One name per line, types spelled out: compiled (mypyc), a local unpacked from a tuple
+    # or of an inferred type may be a generic object, and its arithmetic slow.
     rules = state.rules
-    hands, taken, log = state.hands, state.taken, state.trick_log
-    n, last = state.n, state._hand_size
-    trump = -1 if state.trump is None else state.trump
-    breaks_mask, heart_mask = state._breaks_mask, state._heart_mask
-    ban_first = rules.no_points_first_trick
-    redeal = rules.only_hearts_lead == "redeal"
-    kitty = state.kitty if state.kitty_taker is None else 0
-    suit_masks, card_suit, card_rank = SUIT_MASKS, CARD_SUIT, CARD_RANK
-    leader, done, broken = state.leader, state.tricks_done, state.hearts_broken
-    following = [*range(1, n), 0]  # following[seat]: the next seat in play order
-    cards = state.trick_cards
+    hands: list[int] = state.hands
+    taken: list[int] = state.taken
+    log: list[RawTrick] = state.trick_log
+    n: int = state.n
+    last: int = state._hand_size
+    trump: int = -1 if state.trump is None else state.trump
+    breaks_mask: int = state._breaks_mask
+    heart_mask: int = state._heart_mask
+    ban_first: bool = rules.no_points_first_trick
+    redeal: bool = rules.only_hearts_lead == "redeal"
+    kitty: int = state.kitty if state.kitty_taker is None else 0
+    leader: int = state.leader
+    done: int = state.tricks_done
+    broken: bool = state.hearts_broken
+    following: list[int] = list(range(1, n))
+    following.append(0)  # following[seat]: the next seat in play order
+    cards: list[int] = state.trick_cards
+    seat: int = leader
+    won: int = 0
+    led: int = state.led_suit
+    key: int = state.win_key
+    winner: int = state.win_seat
+    hand: int
+    legal: int
+    bit: int
+    k: int
+    index: int
+    first: bool
+    offset: int
     if cards:  # resume the trick in progress
         seat = (leader + len(cards) - 1) % n
-        won = 0
         for index in cards:
             won |= 1 << index
-        led, key, winner = state.led_suit, state.win_key, state.win_seat
         state.trick_cards = []
     while True:
         if not cards:
@@ -76,15 +95,15 @@ def play_out(state: GameState, choose: Callable[[int], int]) -> None:
             won = bit
             index = bit.bit_length() - 1
             cards = [index]
-            led = card_suit[index]
-            key = 20 + card_rank[index] if led == trump else card_rank[index]
+            led = CARD_SUIT[index]
+            key = 20 + CARD_RANK[index] if led == trump else CARD_RANK[index]
             winner = seat
         first = done == 0 and ban_first
         offset = 20 if led == trump else 0
         for _ in range(n - len(cards)):
             seat = following[seat]
             hand = hands[seat]
-            legal = hand & suit_masks[led]
+            legal = hand & SUIT_MASKS_ONE_DECK[led]
             if legal:
                 if legal & (legal - 1):
                     k = choose(32) % legal.bit_count()
@@ -98,8 +117,8 @@ def play_out(state: GameState, choose: Callable[[int], int]) -> None:
                 cards.append(index)
                 # Following suit: beats the best so far only on rank (a trump on a
                 # non-trump lead has made key >= 20, out of reach).
-                if card_rank[index] + offset > key:
-                    key = card_rank[index] + offset
+                if CARD_RANK[index] + offset > key:
+                    key = CARD_RANK[index] + offset
                     winner = seat
                 continue
             legal = state._first_trick_discard(hand) if first else hand
@@ -112,8 +131,8 @@ def play_out(state: GameState, choose: Callable[[int], int]) -> None:
             won |= bit
             index = bit.bit_length() - 1
             cards.append(index)
-            if card_suit[index] == trump and 20 + card_rank[index] > key:
-                key = 20 + card_rank[index]
+            if CARD_SUIT[index] == trump and 20 + CARD_RANK[index] > key:
+                key = 20 + CARD_RANK[index]
                 winner = seat
         if won & breaks_mask:
             broken = True
@@ -133,7 +152,9 @@ def play_out(state: GameState, choose: Callable[[int], int]) -> None:
     state.leader = state.current = leader
     state.tricks_done = done
     state.hearts_broken = broken
-    state.led_suit, state.win_key, state.win_seat = led, key, winner
+    state.led_suit = led
+    state.win_key = key
+    state.win_seat = winner
     state._legal = -1
     if done == last:
         state._finish_hand()

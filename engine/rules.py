@@ -22,7 +22,8 @@ engine.rules.RulesError: 8 players need cancellation (6 to 11 players); without 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass, field, fields, replace
+from dataclasses import MISSING, asdict, dataclass, field, fields, replace
+from types import SimpleNamespace
 from typing import Any, Final, Literal, get_args
 
 from engine.cards import (
@@ -169,7 +170,11 @@ class RuleSet:
         players = overrides.get("players", values.get("players", 4))
         values.update(_player_count_defaults(name, values, players))
         values.update({key: _coerce(key, value) for key, value in overrides.items()})
-        return cls(preset=name, **values)
+        try:
+            return cls(preset=name, **values)
+        except TypeError:
+            _explain_type_error({"preset": name, **values})
+            raise
 
     @classmethod
     def from_spec(cls, spec: str | Mapping[str, Any] | RuleSet) -> RuleSet:
@@ -242,7 +247,15 @@ class RuleSet:
 
     def with_overrides(self, **overrides: Any) -> RuleSet:
         """A copy with some settings changed (no player-count table applied)."""
-        return replace(self, **{key: _coerce(key, value) for key, value in overrides.items()})
+        changes = {key: _coerce(key, value) for key, value in overrides.items()}
+        try:
+            return replace(self, **changes)
+        except TypeError:
+            _explain_type_error({**self._settings(), **changes})
+            raise
+
+    def _settings(self) -> dict[str, Any]:
+        return {f.name: getattr(self, f.name) for f in fields(self) if f.init}
 
     # --- derived facts --------------------------------------------------------------------
 
@@ -464,14 +477,29 @@ def _coerce(name: str, value: Any) -> Any:
     return value
 
 
-def _literal(rules: RuleSet, name: str, kind: Any) -> None:
+def _explain_type_error(values: Mapping[str, Any]) -> None:
+    """Raise the :class:`RulesError` that names the setting of the wrong type, if any.
+
+    Compiled with mypyc, ``RuleSet`` checks each field's type on creation (a ``TypeError``)
+    before ``__post_init__`` can say which setting is wrong: the same checks, on the raw
+    values, say it.
+    """
+    defaults = {f.name: f.default for f in fields(RuleSet) if f.init and f.default is not MISSING}
+    _validate(SimpleNamespace(**{**defaults, **values}))
+
+
+# (SimpleNamespace: the raw settings, when they cannot make a RuleSet; see above.)
+_Settings = RuleSet | SimpleNamespace
+
+
+def _literal(rules: _Settings, name: str, kind: Any) -> None:
     value = getattr(rules, name)
     allowed = get_args(kind)
     if value not in allowed:
         raise RulesError(f"{name} must be one of {', '.join(allowed)}; got {value!r}")
 
 
-def _integer(rules: RuleSet, name: str, minimum: int | None = None) -> int:
+def _integer(rules: _Settings, name: str, minimum: int | None = None) -> int:
     value = getattr(rules, name)
     if not isinstance(value, int) or isinstance(value, bool):
         raise RulesError(f"{name} must be an integer; got {value!r}")
@@ -480,7 +508,7 @@ def _integer(rules: RuleSet, name: str, minimum: int | None = None) -> int:
     return value
 
 
-def _validate(rules: RuleSet) -> None:
+def _validate(rules: _Settings) -> None:
     if rules.preset not in PRESETS:
         raise RulesError(f"unknown preset {rules.preset!r}; presets: {', '.join(sorted(PRESETS))}")
     players = _integer(rules, "players")

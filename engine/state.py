@@ -26,7 +26,7 @@ import enum
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple
+from typing import Any, Final
 
 from engine.cards import (
     _INDEX,
@@ -40,6 +40,7 @@ from engine.cards import (
     FULL_DECK,
     HEARTS,
     SUIT_MASKS,
+    SUIT_MASKS_ONE_DECK,
     SUIT_NAMES,
     SUITS,
     CardError,
@@ -50,10 +51,10 @@ from engine.deal import deal_masks
 from engine.rules import RuleSet
 
 # Club indices from the two upward, for "the lowest club in play leads".
-_CLUBS_BY_RANK = sorted(
+_CLUBS_BY_RANK: Final = sorted(
     (i for i in range(DECK_SIZE) if CARD_SUIT[i] == CLUBS), key=CARD_RANK.__getitem__
 )
-_MOON_ACTIONS = ("add", "subtract")
+_MOON_ACTIONS: Final = ("add", "subtract")
 
 
 class Phase(enum.Enum):
@@ -137,10 +138,32 @@ def _tricks(raw: Sequence[RawTrick], n: int) -> list[Trick]:
     ]
 
 
-class HandRecord(NamedTuple):
+# The fields of a HandRecord, in the order of its constructor's arguments.
+_HAND_RECORD_FIELDS: Final = (
+    "hand_number",
+    "attempt",
+    "players",
+    "deal",
+    "kitty",
+    "trump",
+    "hakem",
+    "passes",
+    "raw_tricks",
+    "unfinished_trick",
+    "moon",
+    "void",
+    "points",
+    "scores",
+    "shooter",
+    "kitty_taker",
+)
+
+
+class HandRecord:
     """Everything that happened in one finished (or void) hand, as plain values.
 
-    A named tuple rather than a dataclass: one is made per hand, rollouts included.
+    A plain class with slots, compared field by field: one is made per hand, rollouts
+    included, and compiled (mypyc) it is a native class, made without a Python call.
 
     >>> state = GameState(RuleSet.from_preset("standard"), seed=3)
     >>> state.play_random(random.Random(3))
@@ -148,6 +171,8 @@ class HandRecord(NamedTuple):
     >>> sum(hand.points), len(hand.plays), hand.to_json()["plays"][0]
     (26, 52, '2C')
     """
+
+    __slots__ = _HAND_RECORD_FIELDS
 
     hand_number: int
     attempt: int
@@ -165,6 +190,56 @@ class HandRecord(NamedTuple):
     scores: tuple[int, ...]
     shooter: int | None
     kitty_taker: int | None
+
+    def __init__(
+        self,
+        hand_number: int,
+        attempt: int,
+        players: int,
+        deal: tuple[int, ...],
+        kitty: int,
+        trump: int | None,
+        hakem: int | None,
+        passes: tuple[tuple[int, ...], ...] | None,
+        raw_tricks: tuple[RawTrick, ...],
+        unfinished_trick: tuple[int, ...],
+        moon: str | None,
+        void: bool,
+        points: tuple[int, ...],
+        scores: tuple[int, ...],
+        shooter: int | None,
+        kitty_taker: int | None,
+    ) -> None:
+        self.hand_number = hand_number
+        self.attempt = attempt
+        self.players = players
+        self.deal = deal
+        self.kitty = kitty
+        self.trump = trump
+        self.hakem = hakem
+        self.passes = passes
+        self.raw_tricks = raw_tricks
+        self.unfinished_trick = unfinished_trick
+        self.moon = moon
+        self.void = void
+        self.points = points
+        self.scores = scores
+        self.shooter = shooter
+        self.kitty_taker = kitty_taker
+
+    def _values(self) -> tuple[object, ...]:
+        return tuple(getattr(self, name) for name in _HAND_RECORD_FIELDS)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, HandRecord):
+            return NotImplemented
+        return self._values() == other._values()
+
+    __hash__ = None  # type: ignore[assignment]  # (equal by value, yet not frozen)
+
+    def __repr__(self) -> str:
+        fields = ", ".join(f"{n}={getattr(self, n)!r}" for n in _HAND_RECORD_FIELDS)
+        return f"HandRecord({fields})"
 
     @property
     def plays(self) -> tuple[int, ...]:
@@ -247,6 +322,11 @@ class Observation:
         return data
 
 
+#: The ``deal`` that makes :class:`GameState` leave its fields unset, for its own methods
+#: that fill them in (a compiled class has no way round ``__init__``).
+_BLANK: Final[list[list[str]]] = []
+
+
 class GameState:
     """A game in progress. Create with the rules and a seed (or explicit deals).
 
@@ -308,6 +388,7 @@ class GameState:
         "_breaks_mask",
         "_hand_size",
         "_cancel",
+        "_suit_masks",
     )
 
     rules: RuleSet
@@ -349,6 +430,7 @@ class GameState:
     _breaks_mask: int
     _hand_size: int
     _cancel: bool
+    _suit_masks: tuple[int, ...]  # SUIT_MASKS, or its 52-bit half without a second deck
 
     def __init__(
         self,
@@ -358,6 +440,8 @@ class GameState:
         deal: Sequence[Sequence[str]] | None = None,
         kitty: Sequence[str] | None = None,
     ) -> None:
+        if deal is _BLANK:
+            return  # clone() and at_play() set every field themselves
         self._setup(rules, seed)
         hands, kitty_mask = self._obtain_deal(deal, kitty)
         self._start_hand(hands, kitty_mask)
@@ -379,6 +463,7 @@ class GameState:
         )
         self._hand_size = derived.hand_size
         self._cancel = rules.cancellation
+        self._suit_masks = SUIT_MASKS if rules.cancellation else SUIT_MASKS_ONE_DECK
         self.hand_number = hand_number
         self.attempt = 0
         self.totals = list(totals) if totals else [0] * self.n
@@ -408,7 +493,7 @@ class GameState:
         >>> again.phase.value, again.plays()
         ('play', ['2C'])
         """
-        state = _new_state(cls)
+        state = cls(rules, None, deal=_BLANK)
         state._setup(rules, None, hand_number, totals or ())
         state.hakem = hakem
         masks, kitty_mask = parse_deal(rules, hands, kitty)
@@ -581,7 +666,8 @@ class GameState:
     def clone(self) -> GameState:
         """An independent copy, for simulation."""
         # Spelled out rather than looped over __slots__: clones are made by the thousand.
-        other = _new_state(GameState)
+        # (Not object.__new__: a class compiled with mypyc is made through its __init__.)
+        other = GameState(self.rules, None, deal=_BLANK)
         other.rules = self.rules
         other.seed = self.seed
         other.n = self.n
@@ -612,6 +698,7 @@ class GameState:
         other._breaks_mask = self._breaks_mask
         other._hand_size = self._hand_size
         other._cancel = self._cancel
+        other._suit_masks = self._suit_masks
         other.hands = self.hands[:]
         other.taken = self.taken[:]
         other.pass_masks = self.pass_masks[:]
@@ -842,7 +929,7 @@ class GameState:
     def _legal_play_mask(self) -> int:
         hand = self.hands[self.current]
         if self.trick_cards:
-            follow = hand & SUIT_MASKS[self.led_suit]
+            follow = hand & self._suit_masks[self.led_suit]
             if follow:
                 return follow
             if self.tricks_done == 0 and self.rules.no_points_first_trick:
@@ -1077,7 +1164,7 @@ class GameState:
             return f"seat {seat} cannot play {text}: not in hand"
         suit = CARD_SUIT[index]
         if self.trick_cards:
-            if hand & SUIT_MASKS[self.led_suit]:
+            if hand & self._suit_masks[self.led_suit]:
                 return f"seat {seat} must follow {SUIT_NAMES[self.led_suit]}"
             if (
                 suit == HEARTS
@@ -1098,12 +1185,15 @@ class GameState:
         return f"seat {seat} cannot play {text} now"
 
 
-_new_state = object.__new__
-_PLAY = Phase.PLAY
-_PASS = Phase.PASS
-_HAND_OVER = Phase.HAND_OVER
-_GAME_OVER = Phase.GAME_OVER
-_T0, _T1, _T2, _T3 = _TEXTS_BY_CHUNK
+# (Final: compiled, a module's names are otherwise looked up in its dict at each use.)
+_PLAY: Final = Phase.PLAY
+_PASS: Final = Phase.PASS
+_HAND_OVER: Final = Phase.HAND_OVER
+_GAME_OVER: Final = Phase.GAME_OVER
+_T0: Final = _TEXTS_BY_CHUNK[0]
+_T1: Final = _TEXTS_BY_CHUNK[1]
+_T2: Final = _TEXTS_BY_CHUNK[2]
+_T3: Final = _TEXTS_BY_CHUNK[3]
 
 
 def _count(mask: int) -> int:
