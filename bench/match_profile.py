@@ -46,8 +46,15 @@ AREAS = (
     ),
     (
         "waiting (bots, processes)",
-        ("selectors.py", "'poll' of", "'select' of", "built-in method select", "time.sleep",
-         "posix.waitpid", "_wait"),
+        (
+            "selectors.py",
+            "'poll' of",
+            "'select' of",
+            "built-in method select",
+            "time.sleep",
+            "posix.waitpid",
+            "_wait",
+        ),
     ),
 )
 

@@ -1,11 +1,17 @@
 """Platform throughput and the rankings endpoint.
 
     .venv/bin/python bench/platform_bench.py [--matches 40] [--stored 10000]
+    .venv/bin/python bench/platform_bench.py --use-env --baseline HEAD~3 [--rounds 3]
 
 1. Ladder matches per minute through Celery with 1 and with 2 worker processes, each match a
    game to 100 between four uploaded bots (sandboxed where the host can), and the scaling.
 2. ``GET /api/ladders/{id}/rankings/`` latency (p50, p99) with --stored matches in the
    ladder's history, and its query count at a tenth of that and at all of it.
+
+With ``--baseline REV``, only matches per minute with 2 worker processes, this tree's runner
+against REV's (its engine, SDK and bot start-up; exported with ``git archive``, its engine
+compiled when REV knows how), the platform worker being this tree's for both: ``--rounds``
+rounds, the two taking turns, each reporting its median round.
 
 Runs on a fresh SQLite database and the embedded broker in a temporary folder, unless
 --use-env (then DATABASE_URL / REDIS_URL as configured, e.g. PostgreSQL and Redis).
@@ -16,6 +22,7 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
+import sys
 import time
 import uuid
 
@@ -27,6 +34,8 @@ def main() -> None:
     parser.add_argument("--matches", type=int, default=40)
     parser.add_argument("--stored", type=int, default=10_000)
     parser.add_argument("--use-env", action="store_true")
+    parser.add_argument("--baseline", metavar="REV", help="compare the runner with REV's")
+    parser.add_argument("--rounds", type=int, default=3)
     args = parser.parse_args()
     setup_django(use_env=args.use_env, prefix="bidel-bench-")
     from django.conf import settings
@@ -41,6 +50,9 @@ def main() -> None:
         settings.BIDEL_UNSAFE_NO_SANDBOX = True
         sandbox = f"NOT sandboxed ({exc})"
     versions = _uploaded_bots()
+    if args.baseline:
+        _against_baseline(versions, args.matches, args.rounds, args.baseline, sandbox)
+        return
     print(f"Ladder matches (games to 100, four uploaded bots, {sandbox}), {args.matches} per run:")
     rates = {}
     for processes in (1, 2):
@@ -67,7 +79,64 @@ def _uploaded_bots() -> list:
     return versions
 
 
-def _throughput(versions: list, count: int, processes: int) -> float:
+def _against_baseline(versions: list, count: int, rounds: int, rev: str, sandbox: str) -> None:
+    import subprocess
+    import tempfile
+    from pathlib import Path
+
+    import engine
+
+    tree = Path(tempfile.mkdtemp(prefix="bidel-baseline-"))
+    commit = subprocess.run(
+        ["git", "-C", str(ROOT), "rev-parse", "--short", rev],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    archive = subprocess.run(
+        ["git", "-C", str(ROOT), "archive", "--format=tar", commit],
+        capture_output=True,
+        check=True,
+    ).stdout
+    subprocess.run(["tar", "-x", "-C", str(tree)], input=archive, check=True)
+    if (tree / "sdk" / "setup.py").exists():  # a commit that compiles its engine: compile it
+        subprocess.run(
+            [sys.executable, "setup.py", "build_ext", "--inplace", "-q"],
+            cwd=tree / "sdk",
+            check=True,
+            capture_output=True,
+        )
+    # Its bytecode written too, as this tree's is: sandboxed bots see both read-only.
+    subprocess.run(
+        [sys.executable, "-m", "compileall", "-q", "engine", "bots_sdk"], cwd=tree, check=True
+    )
+    build = subprocess.run(
+        [sys.executable, "-c", "import engine; print(getattr(engine, 'BUILD', 'pure'))"],
+        cwd=tree,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(tree)},
+    ).stdout.strip()
+    trees = {
+        f"{commit} (baseline; engine {build})": tree,
+        f"this tree (engine {engine.BUILD})": ROOT,
+    }
+    print(
+        f"Ladder matches per minute, 2 worker processes (games to 100, four uploaded bots, "
+        f"{sandbox}), {count} per run, {rounds} rounds, the runners taking turns:"
+    )
+    rates: dict[str, list[float]] = {name: [] for name in trees}
+    for _ in range(rounds):
+        for name, source in trees.items():
+            rates[name].append(_throughput(versions, count, 2, runner_tree=source))
+    medians = {name: statistics.median(values) for name, values in rates.items()}
+    for name, value in medians.items():
+        print(f"  {name:50} {value:7.1f}  (rounds: {', '.join(f'{r:.0f}' for r in rates[name])})")
+    base, ours = medians.values()
+    print(f"  ratio, this tree to {commit}: {ours / base:.2f}x")
+
+
+def _throughput(versions: list, count: int, processes: int, runner_tree=None) -> float:  # noqa: ANN001
     from arena import services
     from arena.models import Match
     from hearts_runner.config import FORBIDDEN
@@ -75,6 +144,8 @@ def _throughput(versions: list, count: int, processes: int) -> float:
 
     env = child_env({})
     runner_env = {k: v for k, v in env.items() if k not in FORBIDDEN}
+    if runner_tree is not None and runner_tree != ROOT:
+        runner_env["PYTHONPATH"] = str(runner_tree)
     tag = uuid.uuid4().hex[:4]
     # a platform worker (claims, stores, rates) and a runner (plays), as in `make demo`
     with (
@@ -90,6 +161,7 @@ def _throughput(versions: list, count: int, processes: int) -> float:
             queues=["runner"],
             concurrency=processes,
             app="hearts_runner",
+            cwd=runner_tree or ROOT,
         ),
     ):
         started = time.perf_counter()

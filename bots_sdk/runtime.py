@@ -44,7 +44,7 @@ class Package:
 @cache
 def packages() -> tuple[Package, ...]:
     """The runtime packages installed here (the others are not offered)."""
-    import importlib.metadata  # (here: every bot's host imports this module for THREADS)
+    from importlib import metadata  # (here: every bot's host imports this module for THREADS)
 
     found = []
     for name in PACKAGES:
@@ -57,8 +57,8 @@ def packages() -> tuple[Package, ...]:
         if libs.is_dir():
             folders.append(libs.resolve())
         try:
-            version = importlib.metadata.version(name)
-        except importlib.metadata.PackageNotFoundError:
+            version = metadata.version(name)
+        except metadata.PackageNotFoundError:
             version = "unknown"
         found.append(Package(name, version, tuple(folders)))
     return tuple(found)

@@ -29,6 +29,7 @@ import random
 from collections import Counter
 from typing import TYPE_CHECKING
 
+from bots_sdk.errors import SamplingError as SamplingError  # (its home before; still here)
 from engine.cards import CARD_TEXTS, DECK_SIZE
 from engine.state import GameState, IllegalMoveError, Phase
 
@@ -36,10 +37,6 @@ if TYPE_CHECKING:
     from bots_sdk.view import View
 
 _ALL_SUITS = "CDHS"
-
-
-class SamplingError(RuntimeError):
-    """No assignment of the unseen cards fits what the view shows."""
 
 
 class Simulation:

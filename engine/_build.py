@@ -40,7 +40,7 @@ HOT: tuple[str, ...] = (
     "engine.rollout",
     "engine.record",
     "engine.simulate",
-    # "bots_sdk.sampling",
+    "bots_sdk.sampling",
     "bots_sdk.rollout",
 )
 #: The compiled modules' shared library (mypyc's group; the per-module extensions load it).

@@ -103,9 +103,11 @@ def celery_worker(
     queues: list[str],
     concurrency: int = 1,
     app: str = "hearts_platform",
+    cwd: Path = PROJECT_DIR,
 ) -> Iterator[WorkerProcess]:
     """A real ``celery -A hearts_platform worker`` process (or ``-A hearts_runner``: a
-    runner), yielded once it logs "ready".
+    runner), yielded once it logs "ready"; ``cwd``: the source tree it runs (a benchmark's
+    baseline runs another commit's).
 
     The worker consumes only ``queues``, so tests never take each other's tasks.
     """
@@ -126,7 +128,7 @@ def celery_worker(
     ]
     process = subprocess.Popen(
         argv,
-        cwd=PROJECT_DIR,
+        cwd=cwd,
         env=dict(env),
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
