@@ -1,6 +1,7 @@
 """Random playouts of whole hands (deal, pass, 52 plays): our engine vs OpenSpiel's Hearts.
 
     .venv/bin/python bench/engine_bench.py [--hands 2000] [--rounds 7]
+    BIDEL_ENGINE=pure .venv/bin/python bench/engine_bench.py   # the pure-Python build
 
 Both engines are driven from Python the same way: at every decision, take the legal actions,
 pick one uniformly at random, apply it. OpenSpiel deals through chance nodes (52 cards and the
@@ -134,6 +135,10 @@ def main() -> None:
         print("OpenSpiel is not installed (pip install --no-deps open_spiel==2.0.2): ours only")
         peers, peer_rollouts = {}, None
 
+    import engine
+
+    # (BIDEL_ENGINE=pure measures the pure-Python build; docs/engine.md, "Two builds")
+    print(f"Our engine: {engine.BUILD}")
     print(
         f"Whole random hands of `standard` Hearts, hands/s: median of {args.rounds} rounds of "
         f"{args.hands} hands, contenders interleaved"
