@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 import sys
-import traceback
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -97,6 +96,8 @@ def serve(source: str, inp: BinaryIO, out: BinaryIO, workdir: Path) -> int:
             _send(out, {"type": "error", "class": "memory", "detail": "MemoryError"})
             return 3
         except Exception as exc:  # the bot's own bug: report it, the referee decides
+            import traceback  # (here: the start-up of a bot that never fails need not pay)
+
             traceback.print_exc(file=sys.stderr)
             detail = clean_text(f"{type(exc).__name__}: {exc}")  # (the traceback is on stderr)
             _send(out, {"type": "error", "class": "crash", "detail": detail})

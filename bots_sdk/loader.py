@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import importlib.util
 import sys
-import zipfile
 from pathlib import Path
 from types import ModuleType
 
@@ -63,6 +62,8 @@ def load_bot_class(source: str | Path, extract_to: Path | None = None) -> type[B
     if path.suffix == ".zip":
         if extract_to is None:
             raise BotLoadError(f"{source}: a zip bot needs a directory to unpack into")
+        import zipfile  # (here: a bot's start-up pays for it only when it is a zip)
+
         with zipfile.ZipFile(path) as archive:
             archive.extractall(extract_to)
         path = extract_to / "bot.py"

@@ -239,10 +239,12 @@ def run_match(
     observer: Callable[[int, GameState], None] | None = None,
     people: People | None = None,
     human_clock: TimeControl = HUMAN_CLOCK,
+    launcher: Launcher | None = None,
 ) -> MatchResult:
     """Play a match; see the module docstring. ``bots`` are participants (or, as on a
     command line, built-in names and bot files); ``sandbox`` names the backend for bot files
-    (default: ``BIDEL_SANDBOX`` or bubblewrap). Game g is dealt from ``seed + g``.
+    (default: ``BIDEL_SANDBOX`` or bubblewrap), ``launcher`` gives one already made (a
+    benchmark's, say). Game g is dealt from ``seed + g``.
     ``observer(g, state)`` sees game g's state after every change (live viewing); what it
     raises is logged and ends its observing, never the match."""
     original = RuleSet.from_spec(rules)
@@ -264,6 +266,7 @@ def run_match(
                 observer=None if observer is None else functools.partial(observer, slot.game),
                 people=people,
                 human_clock=human_clock,
+                launcher=launcher,
             )
         )
         if on_progress:
@@ -291,15 +294,16 @@ def play_game(
     observer: Callable[[GameState], None] | None = None,
     people: People | None = None,
     human_clock: TimeControl = HUMAN_CLOCK,
+    launcher: Launcher | None = None,
 ) -> GameResult:
     """One game of a match: ``bots`` seated moved ``rotation`` seats along (seat s gets
-    ``bots[(s + rotation) % n]``), dealt from ``seed``."""
+    ``bots[(s + rotation) % n]``), dealt from ``seed``; bot files are started by
+    ``launcher``, or the sandbox ``unsafe``, ``limits`` and ``sandbox`` choose."""
     ruleset = RuleSet.from_spec(rules)
     if len(bots) != ruleset.players:
         raise ValueError(f"{ruleset.players} seats need {ruleset.players} bots, not {len(bots)}")
     if hands is not None:
         ruleset = ruleset.with_overrides(target=10**9)  # the hand count ends the game
-    launcher: Launcher | None = None
 
     def launcher_factory() -> Launcher:
         nonlocal launcher

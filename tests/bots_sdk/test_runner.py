@@ -153,3 +153,29 @@ def test_stderr_is_captured_per_seat(tmp_path: Path) -> None:
     game = play_game("standard", 3, [str(chatty), "low", "low", "low"], hands=1, unsafe=True)
     assert "thinking about" in game.seats[0].stderr  # print() goes to stderr, not the protocol
     assert game.seats[1].stderr == ""
+
+
+def test_a_match_given_a_launcher_starts_its_bot_files_with_it(tmp_path: Path) -> None:
+    from bots_sdk.sandbox import Launch, Unsandboxed
+
+    said = tmp_path / "said.py"
+    said.write_text(
+        "import os, sys\nimport engine\nfrom bots_sdk import Bot, lowest\n\n"
+        "print('build', engine.BUILD.kind, os.environ.get('BIDEL_ENGINE'), file=sys.stderr)\n\n"
+        "class Said(Bot):\n"
+        "    def pass_cards(self, view):\n        return view.hand[:3]\n\n"
+        "    def play(self, view):\n        return lowest(view.legal)\n"
+    )
+    started: list[int] = []
+
+    class Pure(Unsandboxed):  # as bench/compiled_strength.py sets each bot's engine build
+        def launch(self, bot: Path, seat: int) -> Launch:
+            started.append(seat)
+            launch = super().launch(bot, seat)
+            launch.env["BIDEL_ENGINE"] = "pure"
+            return launch
+
+    match = run_match("standard", 5, [str(said), "low", str(said), "low"], hands=1, launcher=Pure())
+    assert sorted(started) == [0, 2]
+    for seat in (0, 2):
+        assert "build pure pure" in match.games[0].seats[seat].stderr
