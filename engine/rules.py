@@ -147,6 +147,11 @@ class RuleSet:
         _validate(self)
         object.__setattr__(self, "_derived", _Derived.build(self))
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        # Pickled (a process pool's) as its settings, rebuilt and checked by __init__: a frozen
+        # class compiled by mypyc has no default way back.
+        return (RuleSet, tuple(getattr(self, f.name) for f in fields(self) if f.init))
+
     # --- construction --------------------------------------------------------------------
 
     @classmethod

@@ -121,6 +121,9 @@ class Trick:
     plays: tuple[tuple[int, str], ...]
     winner: int | None
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (Trick, (self.leader, self.plays, self.winner))  # (see HandRecord.__reduce__)
+
 
 #: A trick as the state keeps it: (leader, card indices in play order, winner or None).
 #: The card sequence is never changed once logged.
@@ -230,6 +233,11 @@ class HandRecord:
     def _values(self) -> tuple[object, ...]:
         return tuple(getattr(self, name) for name in _HAND_RECORD_FIELDS)
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        # Spelled out for pickle (a process pool's): a class compiled by mypyc has no
+        # default way back, and this is the pure build's too.
+        return (HandRecord, self._values())
+
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, HandRecord):
             return NotImplemented
@@ -310,6 +318,10 @@ class Observation:
     scores: list[int] | None = None
     kitty: list[str] = field(default_factory=list)
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        values = tuple(getattr(self, f.name) for f in dataclasses.fields(self))
+        return (Observation, values)  # (see HandRecord.__reduce__)
+
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form: every field by name (rules as their spec, tricks as objects)."""
         data = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
@@ -325,6 +337,51 @@ class Observation:
 #: The ``deal`` that makes :class:`GameState` leave its fields unset, for its own methods
 #: that fill them in (a compiled class has no way round ``__init__``).
 _BLANK: Final[list[list[str]]] = []
+
+
+#: Every attribute of a game state (its slots): what a clone copies and a pickle holds.
+_STATE_FIELDS: Final = (
+    "rules",
+    "seed",
+    "n",
+    "hand_number",
+    "attempt",
+    "phase",
+    "current",
+    "hands",
+    "dealt",
+    "kitty",
+    "kitty_taker",
+    "taken",
+    "carry",
+    "pass_offset",
+    "pass_masks",
+    "pass_lists",
+    "trick_cards",
+    "leader",
+    "led_suit",
+    "win_key",
+    "win_seat",
+    "tricks_done",
+    "trick_log",
+    "hearts_broken",
+    "trump",
+    "hakem",
+    "totals",
+    "history",
+    "pending_points",
+    "shooter",
+    "moon_choice",
+    "winners",
+    "first_lead",
+    "_legal",
+    "_point_mask",
+    "_heart_mask",
+    "_breaks_mask",
+    "_hand_size",
+    "_cancel",
+    "_suit_masks",
+)
 
 
 class GameState:
@@ -348,48 +405,7 @@ class GameState:
     ['2C']
     """
 
-    __slots__ = (
-        "rules",
-        "seed",
-        "n",
-        "hand_number",
-        "attempt",
-        "phase",
-        "current",
-        "hands",
-        "dealt",
-        "kitty",
-        "kitty_taker",
-        "taken",
-        "carry",
-        "pass_offset",
-        "pass_masks",
-        "pass_lists",
-        "trick_cards",
-        "leader",
-        "led_suit",
-        "win_key",
-        "win_seat",
-        "tricks_done",
-        "trick_log",
-        "hearts_broken",
-        "trump",
-        "hakem",
-        "totals",
-        "history",
-        "pending_points",
-        "shooter",
-        "moon_choice",
-        "winners",
-        "first_lead",
-        "_legal",
-        "_point_mask",
-        "_heart_mask",
-        "_breaks_mask",
-        "_hand_size",
-        "_cancel",
-        "_suit_masks",
-    )
+    __slots__ = _STATE_FIELDS
 
     rules: RuleSet
     seed: int | None
@@ -709,6 +725,10 @@ class GameState:
         other.history = self.history[:]
         other.winners = self.winners[:]
         return other
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # (see HandRecord.__reduce__): every slot, put back by _unpickled_state
+        return (_unpickled_state, (tuple(getattr(self, name) for name in _STATE_FIELDS),))
 
     def observation(self, seat: int) -> Observation:
         """What ``seat`` may see now. Other seats' cards appear only once played."""
@@ -1194,6 +1214,13 @@ _T0: Final = _TEXTS_BY_CHUNK[0]
 _T1: Final = _TEXTS_BY_CHUNK[1]
 _T2: Final = _TEXTS_BY_CHUNK[2]
 _T3: Final = _TEXTS_BY_CHUNK[3]
+
+
+def _unpickled_state(values: tuple[Any, ...]) -> GameState:
+    state = GameState(values[0], None, deal=_BLANK)
+    for name, value in zip(_STATE_FIELDS, values):
+        setattr(state, name, value)
+    return state
 
 
 def _count(mask: int) -> int:
