@@ -6,11 +6,13 @@ Plays the job the platform sends a runner (``arena.jobs`` builds it from a store
 runner's ``run_job`` plays it, the platform's ``job_store`` stores and rates it), here in one
 process, and splits its CPU:
 
-- the bots' processes (every seat's bot: start-up and decisions), from the children's rusage;
+- the bots' processes (every seat's whole process tree: start-up and decisions), from each
+  seat's cgroup;
 - one bot's start-up alone (sandbox, interpreter, imports, hello; --starts of them), so the
   share of start-up in the bots' CPU shows;
-- the referee's CPU, by where its profile says the time went: the engine, the protocol
-  (encoding views, reading answers), launching the sandbox, the rest of the runner;
+- the referee's CPU (matches played unprofiled), split by the shares a profile of as many
+  more matches gives: the engine, the protocol (encoding views, reading answers), launching
+  the sandbox, the rest of the runner;
 - storing the result (``job_store``: database writes, ratings).
 
 The engine build in use is printed first (``BIDEL_ENGINE=pure`` to profile the pure one).
@@ -23,7 +25,6 @@ import argparse
 import cProfile
 import os
 import pstats
-import resource
 import statistics
 import time
 import uuid
@@ -59,11 +60,6 @@ AREAS = (
 )
 
 
-def _children_cpu() -> float:
-    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return usage.ru_utime + usage.ru_stime
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--matches", type=int, default=6)
@@ -74,6 +70,7 @@ def main() -> None:
     import engine
     from arena import jobs, services
     from arena.models import Match
+    from bots_sdk import players
     from bots_sdk.jobs import run_job
     from bots_sdk.sandbox import SandboxUnavailable, default_launcher
 
@@ -84,10 +81,24 @@ def main() -> None:
     print(f"engine: {engine.BUILD}")
     versions = _uploaded_bots(services)
 
-    # 1. whole matches, as a runner plays them, then stored as the platform does
+    # Each seat's CPU (its whole process tree, start-up included, from its cgroup), read as
+    # its player closes: instrumentation of this script only.
+    seat_cpu: list[float] = []
+    close = players.ProcessPlayer.close
+
+    def closing(player: players.ProcessPlayer) -> str:
+        cpu = player._cpu()
+        seat_cpu.append(cpu or 0.0)
+        return close(player)
+
+    players.ProcessPlayer.close = closing  # type: ignore[method-assign]
+
+    # 1. whole matches, as a runner plays them, then stored as the platform does: first
+    # unprofiled (the CPU figures), then under the profiler (only its shares are used)
     profile = cProfile.Profile(time.process_time)  # CPU, not wall: waiting is not work
     walls, referee, bots, store, decisions, hands = [], [], [], [], [], []
-    for _ in range(args.matches):
+    profiled = []
+    for number in range(2 * args.matches):
         match = services.match_create(
             kind=Match.Kind.CHALLENGE, seats=[services.SeatSpec(version=v) for v in versions]
         )
@@ -95,13 +106,19 @@ def main() -> None:
             status=Match.Status.RUNNING, claim_token=jobs.new_claim()
         )
         job = jobs._match_job(Match.objects.get(pk=match.pk))
-        children, cpu, wall = _children_cpu(), time.process_time(), time.perf_counter()
-        profile.enable()
+        under_profile = number >= args.matches
+        seat_cpu.clear()
+        cpu, wall = time.process_time(), time.perf_counter()
+        if under_profile:
+            profile.enable()
         result = run_job(job, runner="profile")
-        profile.disable()
-        walls.append(time.perf_counter() - wall)
-        referee.append(time.process_time() - cpu)
-        bots.append(_children_cpu() - children)
+        if under_profile:
+            profile.disable()
+            profiled.append(time.process_time() - cpu)
+        else:
+            walls.append(time.perf_counter() - wall)
+            referee.append(time.process_time() - cpu)
+            bots.append(sum(seat_cpu))
         assert result.ok, result.error
         decisions.append(sum(len(s["move_ms"]) for s in result.game["seats"]))
         hands.append(len(result.game["hands"]))
@@ -124,7 +141,7 @@ def main() -> None:
         ("bots' processes (4 seats)", median(bots)),
         ("  of which start-up (4 x one bot's)", 4 * median(starts)),
         ("referee (runner)", median(referee)),
-        *[(f"  {name}", seconds / args.matches) for name, seconds in _areas(profile)],
+        *[(f"  {name}", median(referee) * share) for name, share in _areas(profile)],
         ("storing the result (job_store)", median(store)),
     ]
     for label, seconds in rows:
@@ -168,7 +185,7 @@ def _startups(version, count: int) -> list[float]:  # noqa: ANN001 — a BotVers
 
 
 def _areas(profile: cProfile.Profile) -> list[tuple[str, float]]:
-    """The referee's own CPU time (tottime, timed by process_time) summed by area."""
+    """The shares of the referee's own CPU time (tottime, timed by process_time) by area."""
     totals = {name: 0.0 for name, _ in AREAS}
     totals["the rest of the runner"] = 0.0
     rest: list[tuple[float, str]] = []
@@ -182,7 +199,8 @@ def _areas(profile: cProfile.Profile) -> list[tuple[str, float]]:
     if os.environ.get("BIDEL_PROFILE_REST"):
         for own, where in sorted(rest, reverse=True)[:12]:
             print(f"    {own * 1000:8.1f} ms  {where}")
-    return list(totals.items())
+    whole = sum(totals.values()) or 1.0
+    return [(name, seconds / whole) for name, seconds in totals.items()]
 
 
 if __name__ == "__main__":
