@@ -184,6 +184,8 @@ class SeatGroup:
 
     version: int
     dirs: dict[str, Path]
+    #: The CPU counter's file, open: it is read after every move (re-read with pread).
+    _cpu_file: int | None = None
 
     @classmethod
     def create(cls, memory_mb: int, processes: int) -> SeatGroup | None:
@@ -232,9 +234,13 @@ class SeatGroup:
     def cpu_seconds(self) -> float | None:
         """CPU time used by every process of the seat, living or gone."""
         try:
+            if self._cpu_file is None:
+                name = "cpuacct.usage" if self.version == 1 else "cpu.stat"
+                self._cpu_file = os.open(self._file("cpuacct", name), os.O_RDONLY)
+            text = os.pread(self._cpu_file, 4096, 0).decode()
             if self.version == 1:
-                return int(self._file("cpuacct", "cpuacct.usage").read_text()) / 1e9
-            for line in self._file("cpuacct", "cpu.stat").read_text().splitlines():
+                return int(text) / 1e9
+            for line in text.splitlines():
                 key, value = line.split()
                 if key == "usage_usec":
                     return int(value) / 1e6
@@ -297,6 +303,9 @@ class SeatGroup:
     def remove(self) -> None:
         """Kill what is left and delete the group's directories."""
         self.kill()
+        if self._cpu_file is not None:
+            os.close(self._cpu_file)
+            self._cpu_file = None
         for path in self.dirs.values():
             for _ in range(50):
                 try:
