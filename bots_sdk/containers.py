@@ -54,6 +54,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from bots_sdk import cgroups, runtime, seccomp
+from engine import compiled_files
 
 if TYPE_CHECKING:
     from docker import DockerClient
@@ -118,13 +119,17 @@ def client() -> DockerClient:
 
 
 def sdk_files() -> list[Path]:
-    """The sources the bots' image holds: the engine and the SDK, Python files only."""
+    """What the bots' image holds: the engine and the SDK, their Python files and, where the
+    compiled engine is built here and matches them, that build (its extensions and manifest,
+    docs/engine.md: the bots' base image runs the same Python 3.11, like the wheels mypyc
+    compiles for PyPI)."""
     files = [
         path
         for package in ("engine", "bots_sdk")
         for path in (SDK_ROOT / package).rglob("*.py")
         if "__pycache__" not in path.parts
     ]
+    files += [Path(name) for name in compiled_files()]
     return sorted(files)
 
 

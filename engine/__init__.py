@@ -12,7 +12,7 @@ environment variable ``BIDEL_ENGINE`` (``pure``, ``compiled`` or ``auto``) choos
 True
 """
 
-from engine._build import Build, EngineBuildError, select
+from engine._build import Build, EngineBuildError, compiled_files, select
 
 __version__ = "0.1.0"
 
@@ -20,4 +20,4 @@ __version__ = "0.1.0"
 #: or ``"pure"``; ``str(BUILD)`` adds by what, or why pure.
 BUILD: Build = select()
 
-__all__ = ["BUILD", "Build", "EngineBuildError", "__version__"]
+__all__ = ["BUILD", "Build", "EngineBuildError", "__version__", "compiled_files"]

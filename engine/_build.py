@@ -144,6 +144,23 @@ def _compiled_problem() -> tuple[str | None, str]:
     return None, compiler
 
 
+def compiled_files() -> list[str]:
+    """The files of the compiled build (its extensions and manifest) where it is here and
+    matches its sources, else none: what a copy of the engine takes along to run compiled
+    (the Docker backend's bots' image).
+
+    >>> all(name.endswith((".so", ".pyd", MANIFEST)) for name in compiled_files())
+    True
+    """
+    if _compiled_problem()[0] is not None:
+        return []
+    suffix = importlib.machinery.EXTENSION_SUFFIXES[0]
+    files = [os.path.join(_ROOT, "engine", MANIFEST)]
+    for module in (*HOT, SHARED_LIBRARY):
+        files.append(os.path.join(_ROOT, *module.split(".")) + suffix)
+    return files
+
+
 class _SourcesFirst:
     """Loads the hot modules from their ``.py`` files even where extensions sit beside them
     (an extension would otherwise win: the import system tries extension suffixes first).
