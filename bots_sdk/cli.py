@@ -23,6 +23,7 @@ from bots_sdk.players import ProcessPlayer
 from bots_sdk.runner import GameResult, MatchResult, TimeControl, match_games, play_game
 from bots_sdk.sandbox import BACKENDS, SandboxUnavailable, default_launcher, per_bot_limits
 from bots_sdk.stats import summarize
+from engine.__main__ import PrintVersion
 from engine.__main__ import main as engine_main
 from engine.record import replay
 from engine.rules import RulesError, RuleSet
@@ -455,7 +456,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument(
         "--version",
-        action="version",
+        action=PrintVersion,
         version=f"bidel SDK {bots_sdk.__version__} (engine {engine.__version__}: {engine.BUILD})",
     )
     commands = parser.add_subparsers(dest="command", required=True)

@@ -121,12 +121,31 @@ def _presets() -> int:
     return 0
 
 
+class PrintVersion(argparse.Action):
+    """``--version``: prints its line as it is (argparse's own action wraps it at the
+    terminal's width) and exits."""
+
+    def __init__(self, option_strings: list[str], version: str, **kwargs: Any) -> None:
+        super().__init__(
+            option_strings,
+            dest=argparse.SUPPRESS,
+            nargs=0,
+            default=argparse.SUPPRESS,
+            help="print the version and the engine's build, then exit",
+        )
+        self.version = version
+
+    def __call__(self, parser: argparse.ArgumentParser, *_: Any) -> None:
+        print(self.version)
+        parser.exit()
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m engine", description="The Bidel Hearts engine."
     )
     parser.add_argument(
-        "--version", action="version", version=f"engine {engine.__version__}: {engine.BUILD}"
+        "--version", action=PrintVersion, version=f"engine {engine.__version__}: {engine.BUILD}"
     )
     commands = parser.add_subparsers(dest="command", required=True)
     check = commands.add_parser("verify", help="referee a game record; prints one JSON object")
