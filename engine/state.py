@@ -21,7 +21,6 @@ engine.state.IllegalMoveError: 'ZZ' is not a card (use rank 2-9 T J Q K A, suit 
 
 from __future__ import annotations
 
-import dataclasses
 import enum
 import random
 from collections.abc import Sequence
@@ -130,9 +129,7 @@ RawTrick = tuple[int, Sequence[int], "int | None"]
 def _tricks(raw: Sequence[RawTrick], n: int) -> list[Trick]:
     return [
         Trick(
-            leader=leader,
-            plays=tuple(((leader + i) % n, CARD_TEXTS[c]) for i, c in enumerate(cards)),
-            winner=winner,
+            leader, tuple([((leader + i) % n, CARD_TEXTS[c]) for i, c in enumerate(cards)]), winner
         )
         for leader, cards, winner in raw
     ]
@@ -312,14 +309,41 @@ class Observation:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form: every field by name (rules as their spec, tricks as objects)."""
-        data = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
-        data["rules"] = self.rules.to_spec()
-        data["trick"] = [list(p) for p in self.trick]
-        data["tricks"] = [
-            {"leader": t.leader, "plays": [list(p) for p in t.plays], "winner": t.winner}
-            for t in self.tricks
-        ]
-        return data
+        # Spelled out in the order of the fields (a test checks it): one is sent to a bot at
+        # every decision of every match.
+        return {
+            "seat": self.seat,
+            "rules": self.rules.to_spec(),
+            "phase": self.phase,
+            "current_seat": self.current_seat,
+            "hand_number": self.hand_number,
+            "hand": self.hand,
+            "legal": self.legal,
+            "trick": [[seat, card] for seat, card in self.trick],
+            "tricks": [
+                {
+                    "leader": t.leader,
+                    "plays": [[seat, card] for seat, card in t.plays],
+                    "winner": t.winner,
+                }
+                for t in self.tricks
+            ],
+            "leader": self.leader,
+            "points_taken": self.points_taken,
+            "totals": self.totals,
+            "pass_direction": self.pass_direction,
+            "pass_offset": self.pass_offset,
+            "passed": self.passed,
+            "received": self.received,
+            "hearts_broken": self.hearts_broken,
+            "trump": self.trump,
+            "hakem": self.hakem,
+            "kitty_size": self.kitty_size,
+            "kitty_taker": self.kitty_taker,
+            "cards_left": self.cards_left,
+            "scores": self.scores,
+            "kitty": self.kitty,
+        }
 
 
 #: The ``deal`` that makes :class:`GameState` leave its fields unset, for its own methods
