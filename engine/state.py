@@ -43,6 +43,7 @@ from engine.cards import (
     SUIT_NAMES,
     SUITS,
     CardError,
+    _texts_by_chunk,
     card_index,
     cards_to_texts_multi,
 )
@@ -549,7 +550,8 @@ class GameState:
                     m = self._legal = self.hands[self.current] & ~self.pass_masks[self.current]
             if self._cancel:
                 m = (m | (m >> DECK_SIZE)) & FULL_DECK
-            return [*_T0[m & 8191], *_T1[(m >> 13) & 8191], *_T2[(m >> 26) & 8191], *_T3[m >> 39]]
+            t0, t1, t2, t3 = _TEXTS_BY_CHUNK or _texts_by_chunk()
+            return [*t0[m & 8191], *t1[(m >> 13) & 8191], *t2[(m >> 26) & 8191], *t3[m >> 39]]
         if phase is Phase.DECLARE_TRUMP:
             return list(SUITS)
         if phase is Phase.MOON_CHOICE:
@@ -1214,10 +1216,6 @@ _PLAY: Final = Phase.PLAY
 _PASS: Final = Phase.PASS
 _HAND_OVER: Final = Phase.HAND_OVER
 _GAME_OVER: Final = Phase.GAME_OVER
-_T0: Final = _TEXTS_BY_CHUNK[0]
-_T1: Final = _TEXTS_BY_CHUNK[1]
-_T2: Final = _TEXTS_BY_CHUNK[2]
-_T3: Final = _TEXTS_BY_CHUNK[3]
 
 
 def _count(mask: int) -> int:
