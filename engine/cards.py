@@ -34,6 +34,10 @@ DIAMONDS: Final = 1
 HEARTS: Final = 2
 SPADES: Final = 3
 
+#: ``int.bit_count`` as a plain function: compiled (mypyc), ``mask.bit_count()`` looks the
+#: method up by name at every call, and this is called straight (pure Python: no slower).
+_bit_count: Final = int.bit_count
+
 DECK_SIZE: Final = 52
 #: Mask of every card of one deck.
 FULL_DECK: Final = (1 << DECK_SIZE) - 1

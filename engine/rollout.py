@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Final
 
-from engine.cards import CARD_RANK, CARD_SUIT, SUIT_MASKS_ONE_DECK
+from engine.cards import CARD_RANK, CARD_SUIT, SUIT_MASKS_ONE_DECK, _bit_count
 from engine.state import GameState, Phase, RawTrick
 
 _PLAY: Final = Phase.PLAY
@@ -86,7 +86,7 @@ def play_out(state: GameState, choose: Callable[[int], int]) -> None:
                 legal = hand
             else:
                 legal = hand & ~heart_mask or hand
-            k = choose(32) % legal.bit_count()
+            k = choose(32) % _bit_count(legal)
             while k:
                 legal &= legal - 1
                 k -= 1
@@ -106,7 +106,7 @@ def play_out(state: GameState, choose: Callable[[int], int]) -> None:
             legal = hand & SUIT_MASKS_ONE_DECK[led]
             if legal:
                 if legal & (legal - 1):
-                    k = choose(32) % legal.bit_count()
+                    k = choose(32) % _bit_count(legal)
                     while k:
                         legal &= legal - 1
                         k -= 1
@@ -122,7 +122,7 @@ def play_out(state: GameState, choose: Callable[[int], int]) -> None:
                     winner = seat
                 continue
             legal = state._first_trick_discard(hand) if first else hand
-            k = choose(32) % legal.bit_count()
+            k = choose(32) % _bit_count(legal)
             while k:
                 legal &= legal - 1
                 k -= 1
@@ -138,7 +138,7 @@ def play_out(state: GameState, choose: Callable[[int], int]) -> None:
             broken = True
         log.append((leader, cards, winner))
         cards = []
-        taken[winner] |= won
+        taken[winner] = taken[winner] | won
         done += 1
         if kitty:
             state.tricks_done = done
@@ -178,7 +178,7 @@ def pass_out(state: GameState, choose: Callable[[int], int]) -> None:
         mask = state.pass_masks[seat]
         free = state.hands[seat] & ~mask
         while len(chosen) < count:
-            k = choose(32) % free.bit_count()
+            k = choose(32) % _bit_count(free)
             pick = free
             while k:
                 pick &= pick - 1
@@ -194,7 +194,7 @@ def pass_out(state: GameState, choose: Callable[[int], int]) -> None:
 
 def _pick(legal: int, choose: Callable[[int], int]) -> int:
     # A uniformly random set bit (modulo bias of a 32-bit draw: below 2^-26).
-    k = choose(32) % legal.bit_count()
+    k = choose(32) % _bit_count(legal)
     while k:
         legal &= legal - 1
         k -= 1

@@ -43,6 +43,7 @@ from engine.cards import (
     SUIT_NAMES,
     SUITS,
     CardError,
+    _bit_count,
     _texts_by_chunk,
     card_index,
     cards_to_texts_multi,
@@ -577,14 +578,17 @@ class GameState:
         Raises :class:`IllegalMoveError` naming the rule broken; the state is then unchanged.
         """
         phase = self.phase
-        if phase is _PLAY and seat is None:  # the hot path of simulations
+        if seat is None and (phase is _PLAY or phase is _PASS):  # the hot path of simulations
             index = _INDEX.get(action)
             if index is not None:
                 legal = self._legal
                 if legal < 0:
                     legal = self.legal_mask()
                 if legal >> index & 1:
-                    self._play(index)
+                    if phase is _PLAY:
+                        self._play(index)
+                    else:
+                        self._pass(index)
                     return
         if seat is not None and seat != self.current_seat:
             raise IllegalMoveError(self._not_your_turn(seat))
@@ -772,7 +776,7 @@ class GameState:
             hakem=self.hakem if self.rules.hokm else None,
             kitty_size=self.rules.kitty,
             kitty_taker=self.kitty_taker,
-            cards_left=[h.bit_count() for h in self.hands],
+            cards_left=[_bit_count(h) for h in self.hands],
             scores=list(last.scores) if last is not None else None,
             kitty=cards_to_texts_multi(self.kitty) if last is not None else [],
         )
@@ -907,7 +911,10 @@ class GameState:
 
     def _pass(self, index: int) -> None:
         seat = self.current
-        self.pass_masks[seat] |= 1 << index
+        # (Items of lists of ints read and written apart: compiled, `masks[seat] |= bit` is
+        # a generic operation on objects.)
+        masks = self.pass_masks
+        masks[seat] = masks[seat] | 1 << index
         chosen = self.pass_lists[seat]
         chosen.append(index)
         self._legal = -1
@@ -920,18 +927,21 @@ class GameState:
 
     def _play(self, index: int) -> None:
         seat = self.current
-        self.hands[seat] ^= 1 << index
+        hands = self.hands
+        hands[seat] = hands[seat] ^ 1 << index
         cards = self.trick_cards
         cards.append(index)
         if self._breaks_mask >> index & 1:
             self.hearts_broken = True
         # The winner so far: trumps outrank the led suit; other suits never win.
         suit = CARD_SUIT[index]
+        trump = self.trump
+        trumps = trump is not None and suit == trump
         if len(cards) == 1:
             self.led_suit = suit
-            self.win_key = 20 + CARD_RANK[index] if suit == self.trump else CARD_RANK[index]
+            self.win_key = 20 + CARD_RANK[index] if trumps else CARD_RANK[index]
             self.win_seat = seat
-        elif suit == self.trump:
+        elif trumps:
             if 20 + CARD_RANK[index] > self.win_key:
                 self.win_key = 20 + CARD_RANK[index]
                 self.win_seat = seat
@@ -947,9 +957,10 @@ class GameState:
     def _exchange(self) -> None:
         hands, masks, n, offset = self.hands, self.pass_masks, self.n, self.pass_offset
         for s in range(n):
-            hands[s] &= ~masks[s]
+            hands[s] = hands[s] & ~masks[s]
         for s in range(n):
-            hands[(s + offset) % n] |= masks[s]
+            to = (s + offset) % n
+            hands[to] = hands[to] | masks[s]
         self._start_play()
 
     def _legal_play_mask(self) -> int:
@@ -1018,7 +1029,8 @@ class GameState:
         else:
             won |= self.carry
             self.carry = 0
-            self.taken[winner] |= won
+            taken = self.taken
+            taken[winner] = taken[winner] | won
             if self.kitty and self.kitty_taker is None:
                 self._maybe_take_kitty(winner, won, last)
             next_leader = winner
@@ -1046,9 +1058,10 @@ class GameState:
     def _points(self, mask: int) -> int:
         derived = self.rules._derived
         if derived.uniform_hearts is not None:
-            return (mask & derived.heart_mask).bit_count() * derived.uniform_hearts + (
-                mask & derived.queen_mask
-            ).bit_count() * self.rules.queen_points
+            return (
+                _bit_count(mask & derived.heart_mask) * derived.uniform_hearts
+                + _bit_count(mask & derived.queen_mask) * self.rules.queen_points
+            )
         return _points(mask & self._point_mask, derived.point_values)
 
     def _play_indices(self) -> list[int]:
@@ -1073,7 +1086,7 @@ class GameState:
             )
             self.pending_points = tuple(
                 [
-                    (m & hearts).bit_count() * per_heart + (m & queens).bit_count() * queen_points
+                    _bit_count(m & hearts) * per_heart + _bit_count(m & queens) * queen_points
                     for m in self.taken
                 ]
             )
@@ -1104,11 +1117,11 @@ class GameState:
         if rules.jd_bonus:
             jd = rules._derived.jd_mask
             for seat, mask in enumerate(self.taken):
-                scores[seat] += rules.jd_bonus * (mask & jd).bit_count()
+                scores[seat] = scores[seat] + rules.jd_bonus * _bit_count(mask & jd)
         self.moon_choice = moon if rules.moon == "choice" and self.shooter is not None else None
         totals = self.totals
         for seat in range(n):
-            totals[seat] += scores[seat]
+            totals[seat] = totals[seat] + scores[seat]
         declared = self.hakem  # this hand's hakem, recorded with it
         if rules.hokm:
             queens = rules._derived.queen_mask
@@ -1219,7 +1232,7 @@ _GAME_OVER: Final = Phase.GAME_OVER
 
 
 def _count(mask: int) -> int:
-    return mask.bit_count()
+    return _bit_count(mask)
 
 
 def _points(mask: int, values: Sequence[int]) -> int:
