@@ -731,8 +731,12 @@ class GameState:
         other._suit_masks = self._suit_masks
         other.hands = self.hands[:]
         other.taken = self.taken[:]
-        other.pass_masks = self.pass_masks[:]
-        other.pass_lists = [p[:] for p in self.pass_lists]
+        if self.phase is _PASS or self.phase is Phase.DECLARE_TRUMP:
+            other.pass_masks = self.pass_masks[:]
+            other.pass_lists = [p[:] for p in self.pass_lists]
+        else:  # the passes are over: no method changes these lists again
+            other.pass_masks = self.pass_masks
+            other.pass_lists = self.pass_lists
         other.trick_cards = self.trick_cards[:]
         other.trick_log = self.trick_log[:]
         other.totals = self.totals[:]
