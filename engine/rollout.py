@@ -61,6 +61,9 @@ def play_out(state: GameState, choose: Callable[[int], int]) -> None:
     cards: list[int] = state.trick_cards
     seat: int = leader
     won: int = 0
+    # Every card but those played here, which leave `hands` at the end: compiled, each mask
+    # written into a list is a new object.
+    unplayed: int = -1
     led: int = state.led_suit
     key: int = state.win_key
     winner: int = state.win_seat
@@ -79,7 +82,7 @@ def play_out(state: GameState, choose: Callable[[int], int]) -> None:
     while True:
         if not cards:
             seat = leader
-            hand = hands[seat]
+            hand = hands[seat] & unplayed
             if done == 0:
                 legal = state._legal_play_mask()
             elif broken:
@@ -91,7 +94,7 @@ def play_out(state: GameState, choose: Callable[[int], int]) -> None:
                 legal &= legal - 1
                 k -= 1
             bit = legal & -legal
-            hands[seat] = hand ^ bit
+            unplayed ^= bit
             won = bit
             index = bit.bit_length() - 1
             cards = [index]
@@ -102,7 +105,7 @@ def play_out(state: GameState, choose: Callable[[int], int]) -> None:
         offset = 20 if led == trump else 0
         for _ in range(n - len(cards)):
             seat = following[seat]
-            hand = hands[seat]
+            hand = hands[seat] & unplayed
             legal = hand & SUIT_MASKS_ONE_DECK[led]
             if legal:
                 if legal & (legal - 1):
@@ -111,7 +114,7 @@ def play_out(state: GameState, choose: Callable[[int], int]) -> None:
                         legal &= legal - 1
                         k -= 1
                 bit = legal & -legal
-                hands[seat] = hand ^ bit
+                unplayed ^= bit
                 won |= bit
                 index = bit.bit_length() - 1
                 cards.append(index)
@@ -127,7 +130,7 @@ def play_out(state: GameState, choose: Callable[[int], int]) -> None:
                 legal &= legal - 1
                 k -= 1
             bit = legal & -legal
-            hands[seat] = hand ^ bit
+            unplayed ^= bit
             won |= bit
             index = bit.bit_length() - 1
             cards.append(index)
@@ -147,8 +150,10 @@ def play_out(state: GameState, choose: Callable[[int], int]) -> None:
         leader = winner
         if done == last:
             break
-        if redeal and not broken and not hands[leader] & ~heart_mask:
+        if redeal and not broken and not hands[leader] & unplayed & ~heart_mask:
             break
+    for k in range(n):
+        hands[k] = hands[k] & unplayed
     state.leader = state.current = leader
     state.tricks_done = done
     state.hearts_broken = broken
