@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Final
 
-from engine.cards import CARD_RANK, CARD_SUIT, SUIT_MASKS_ONE_DECK, _bit_count
+from engine.cards import CARD_RANK, CARD_SUIT, FULL_DECK, SUIT_MASKS_ONE_DECK, _bit_count
 from engine.state import GameState, Phase, RawTrick
 
 _PLAY: Final = Phase.PLAY
@@ -63,7 +63,7 @@ def play_out(state: GameState, choose: Callable[[int], int]) -> None:
     won: int = 0
     # Every card but those played here, which leave `hands` at the end: compiled, each mask
     # written into a list is a new object.
-    unplayed: int = -1
+    unplayed: int = FULL_DECK  # (one deck here; and non-negative, as Python's ints are fastest)
     led: int = state.led_suit
     key: int = state.win_key
     winner: int = state.win_seat
@@ -74,6 +74,7 @@ def play_out(state: GameState, choose: Callable[[int], int]) -> None:
     index: int
     first: bool
     offset: int
+    suit_mask: int
     if cards:  # resume the trick in progress
         seat = (leader + len(cards) - 1) % n
         for index in cards:
@@ -103,10 +104,13 @@ def play_out(state: GameState, choose: Callable[[int], int]) -> None:
             winner = seat
         first = done == 0 and ban_first
         offset = 20 if led == trump else 0
+        # The led suit's cards not yet played: all a seat can follow with this trick (the
+        # cards played since are other seats').
+        suit_mask = SUIT_MASKS_ONE_DECK[led] & unplayed
         for _ in range(n - len(cards)):
             seat = following[seat]
-            hand = hands[seat] & unplayed
-            legal = hand & SUIT_MASKS_ONE_DECK[led]
+            hand = hands[seat]
+            legal = hand & suit_mask
             if legal:
                 if legal & (legal - 1):
                     k = choose(32) % _bit_count(legal)
@@ -124,6 +128,7 @@ def play_out(state: GameState, choose: Callable[[int], int]) -> None:
                     key = CARD_RANK[index] + offset
                     winner = seat
                 continue
+            hand &= unplayed
             legal = state._first_trick_discard(hand) if first else hand
             k = choose(32) % _bit_count(legal)
             while k:
