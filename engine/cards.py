@@ -20,6 +20,7 @@ with :func:`fold` tells which faces are present.
 
 from __future__ import annotations
 
+import gc
 from collections.abc import Iterable
 from typing import Final
 
@@ -32,6 +33,10 @@ CLUBS: Final = 0
 DIAMONDS: Final = 1
 HEARTS: Final = 2
 SPADES: Final = 3
+
+#: ``int.bit_count`` as a plain function: compiled (mypyc), ``mask.bit_count()`` looks the
+#: method up by name at every call, and this is called straight (pure Python: no slower).
+_bit_count: Final = int.bit_count
 
 DECK_SIZE: Final = 52
 #: Mask of every card of one deck.
@@ -133,14 +138,36 @@ _CHUNK_MASK: Final = (1 << _CHUNK) - 1
 
 def _chunk_table(offset: int) -> tuple[tuple[str, ...], ...]:
     names = CARD_TEXTS[offset : offset + _CHUNK]
-    table: list[tuple[str, ...]] = [()]
-    for bit in range(_CHUNK):
-        # Entries with the highest set bit == bit: every earlier entry plus this card.
-        table.extend(entry + (names[bit],) for entry in table[: 1 << bit])
-    return tuple(table)
+    # Entry (high << 7) | low is the cards of the low 7 bits, then those of the high 6 bits;
+    # each half is built by doubling (the entries with bit b set: every earlier one + card b).
+    low: list[tuple[str, ...]] = [()]
+    for name in names[:7]:
+        low += [entry + (name,) for entry in low]
+    high: list[tuple[str, ...]] = [()]
+    for name in names[7:]:
+        high += [entry + (name,) for entry in high]
+    return tuple([a + b for b in high for a in low])
 
 
-_TEXTS_BY_CHUNK: Final = tuple(_chunk_table(offset) for offset in range(0, DECK_SIZE, _CHUNK))
+#: The four tables, built at their first use (:func:`_texts_by_chunk`): 32,768 small tuples,
+#: some 3 MB, that a bot process which never lists cards by text does not need.
+_TEXTS_BY_CHUNK: Final[list[tuple[tuple[str, ...], ...]]] = []
+
+
+def _texts_by_chunk() -> list[tuple[tuple[str, ...], ...]]:
+    """The chunk tables (:data:`_TEXTS_BY_CHUNK`), built at the first call."""
+    if not _TEXTS_BY_CHUNK:
+        # With the garbage collector on, its passes over everything already allocated would
+        # cost several times the building.
+        collecting = gc.isenabled()
+        gc.disable()
+        try:
+            tables = [_chunk_table(offset) for offset in range(0, DECK_SIZE, _CHUNK)]
+        finally:
+            if collecting:
+                gc.enable()
+        _TEXTS_BY_CHUNK[:] = tables  # (all four at once, whoever else is building them)
+    return _TEXTS_BY_CHUNK
 
 
 def cards_to_texts(mask: int) -> list[str]:
@@ -150,7 +177,7 @@ def cards_to_texts(mask: int) -> list[str]:
     ['3H', 'KS']
     """
     m = (mask | (mask >> DECK_SIZE)) & FULL_DECK
-    t0, t1, t2, t3 = _TEXTS_BY_CHUNK
+    t0, t1, t2, t3 = _TEXTS_BY_CHUNK or _texts_by_chunk()
     return [
         *t0[m & _CHUNK_MASK],
         *t1[(m >> 13) & _CHUNK_MASK],

@@ -52,9 +52,6 @@ def shuffled_deck(rules: RuleSet, seed: int, hand_number: int, attempt: int = 0)
     return list(map(deck.__getitem__, order))
 
 
-_BITS: Final = tuple(1 << i for i in range(2 * DECK_SIZE))
-
-
 def deal_masks(
     rules: RuleSet, seed: int, hand_number: int, attempt: int = 0
 ) -> tuple[list[int], int]:
@@ -67,9 +64,16 @@ def deal_masks(
     cards = shuffled_deck(rules, seed, hand_number, attempt)
     players, size = rules.players, rules.hand_size
     dealt = players * size
-    bit = _BITS.__getitem__
-    hands = [sum(map(bit, cards[seat:dealt:players])) for seat in range(players)]
-    return hands, sum(map(bit, cards[dealt:]))
+    hands = []
+    for seat in range(players):
+        mask = 0
+        for card in cards[seat:dealt:players]:
+            mask |= 1 << card
+        hands.append(mask)
+    kitty = 0
+    for card in cards[dealt:]:
+        kitty |= 1 << card
+    return hands, kitty
 
 
 def deal_texts(

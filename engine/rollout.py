@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Final
 
-from engine.cards import CARD_RANK, CARD_SUIT, SUIT_MASKS_ONE_DECK
+from engine.cards import CARD_RANK, CARD_SUIT, FULL_DECK, SUIT_MASKS_ONE_DECK, _bit_count
 from engine.state import GameState, Phase, RawTrick
 
 _PLAY: Final = Phase.PLAY
@@ -61,6 +61,9 @@ def play_out(state: GameState, choose: Callable[[int], int]) -> None:
     cards: list[int] = state.trick_cards
     seat: int = leader
     won: int = 0
+    # Every card but those played here, which leave `hands` at the end: compiled, each mask
+    # written into a list is a new object.
+    unplayed: int = FULL_DECK  # (one deck here; and non-negative, as Python's ints are fastest)
     led: int = state.led_suit
     key: int = state.win_key
     winner: int = state.win_seat
@@ -71,6 +74,7 @@ def play_out(state: GameState, choose: Callable[[int], int]) -> None:
     index: int
     first: bool
     offset: int
+    suit_mask: int
     if cards:  # resume the trick in progress
         seat = (leader + len(cards) - 1) % n
         for index in cards:
@@ -79,19 +83,19 @@ def play_out(state: GameState, choose: Callable[[int], int]) -> None:
     while True:
         if not cards:
             seat = leader
-            hand = hands[seat]
+            hand = hands[seat] & unplayed
             if done == 0:
                 legal = state._legal_play_mask()
             elif broken:
                 legal = hand
             else:
                 legal = hand & ~heart_mask or hand
-            k = choose(32) % legal.bit_count()
+            k = choose(32) % _bit_count(legal)
             while k:
                 legal &= legal - 1
                 k -= 1
             bit = legal & -legal
-            hands[seat] = hand ^ bit
+            unplayed ^= bit
             won = bit
             index = bit.bit_length() - 1
             cards = [index]
@@ -100,18 +104,21 @@ def play_out(state: GameState, choose: Callable[[int], int]) -> None:
             winner = seat
         first = done == 0 and ban_first
         offset = 20 if led == trump else 0
+        # The led suit's cards not yet played: all a seat can follow with this trick (the
+        # cards played since are other seats').
+        suit_mask = SUIT_MASKS_ONE_DECK[led] & unplayed
         for _ in range(n - len(cards)):
             seat = following[seat]
             hand = hands[seat]
-            legal = hand & SUIT_MASKS_ONE_DECK[led]
+            legal = hand & suit_mask
             if legal:
                 if legal & (legal - 1):
-                    k = choose(32) % legal.bit_count()
+                    k = choose(32) % _bit_count(legal)
                     while k:
                         legal &= legal - 1
                         k -= 1
                 bit = legal & -legal
-                hands[seat] = hand ^ bit
+                unplayed ^= bit
                 won |= bit
                 index = bit.bit_length() - 1
                 cards.append(index)
@@ -121,13 +128,14 @@ def play_out(state: GameState, choose: Callable[[int], int]) -> None:
                     key = CARD_RANK[index] + offset
                     winner = seat
                 continue
+            hand &= unplayed
             legal = state._first_trick_discard(hand) if first else hand
-            k = choose(32) % legal.bit_count()
+            k = choose(32) % _bit_count(legal)
             while k:
                 legal &= legal - 1
                 k -= 1
             bit = legal & -legal
-            hands[seat] = hand ^ bit
+            unplayed ^= bit
             won |= bit
             index = bit.bit_length() - 1
             cards.append(index)
@@ -138,7 +146,7 @@ def play_out(state: GameState, choose: Callable[[int], int]) -> None:
             broken = True
         log.append((leader, cards, winner))
         cards = []
-        taken[winner] |= won
+        taken[winner] = taken[winner] | won
         done += 1
         if kitty:
             state.tricks_done = done
@@ -147,8 +155,10 @@ def play_out(state: GameState, choose: Callable[[int], int]) -> None:
         leader = winner
         if done == last:
             break
-        if redeal and not broken and not hands[leader] & ~heart_mask:
+        if redeal and not broken and not hands[leader] & unplayed & ~heart_mask:
             break
+    for k in range(n):
+        hands[k] = hands[k] & unplayed
     state.leader = state.current = leader
     state.tricks_done = done
     state.hearts_broken = broken
@@ -178,7 +188,7 @@ def pass_out(state: GameState, choose: Callable[[int], int]) -> None:
         mask = state.pass_masks[seat]
         free = state.hands[seat] & ~mask
         while len(chosen) < count:
-            k = choose(32) % free.bit_count()
+            k = choose(32) % _bit_count(free)
             pick = free
             while k:
                 pick &= pick - 1
@@ -194,7 +204,7 @@ def pass_out(state: GameState, choose: Callable[[int], int]) -> None:
 
 def _pick(legal: int, choose: Callable[[int], int]) -> int:
     # A uniformly random set bit (modulo bias of a 32-bit draw: below 2^-26).
-    k = choose(32) % legal.bit_count()
+    k = choose(32) % _bit_count(legal)
     while k:
         legal &= legal - 1
         k -= 1

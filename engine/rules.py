@@ -206,6 +206,17 @@ class RuleSet:
         >>> RuleSet.from_preset("standard", players=3).to_spec()
         {'preset': 'standard', 'players': 3}
         """
+        # Worked out once per rule set (every observation a bot is sent carries it); each
+        # caller gets its own copy.
+        cached = self._derived.spec
+        if not cached:
+            cached.append(self._compute_spec())
+        spec = cached[0]
+        if isinstance(spec, str):
+            return spec
+        return {k: v[:] if isinstance(v, list) else v for k, v in spec.items()}
+
+    def _compute_spec(self) -> str | dict[str, Any]:
         reference = RuleSet.from_preset(self.preset, players=self.players)
         diff: dict[str, Any] = {}
         if self.players != PRESETS[self.preset].get("players", 4):
@@ -347,6 +358,8 @@ class _Derived:
     uniform_hearts: int | None  # every heart's points, when they are all the same
     deck: tuple[int, ...]  # card indices in play, in index order
     deck_is_range: bool  # deck == (0, 1, ..., n-1): no removed cards, one deck
+    #: The rule set's :meth:`RuleSet.to_spec`, once asked for (a cell: this class is frozen).
+    spec: list[str | dict[str, Any]] = field(default_factory=list, compare=False)
 
     @staticmethod
     def build(rules: RuleSet) -> _Derived:

@@ -21,7 +21,6 @@ engine.state.IllegalMoveError: 'ZZ' is not a card (use rank 2-9 T J Q K A, suit 
 
 from __future__ import annotations
 
-import dataclasses
 import enum
 import random
 from collections.abc import Sequence
@@ -44,6 +43,8 @@ from engine.cards import (
     SUIT_NAMES,
     SUITS,
     CardError,
+    _bit_count,
+    _texts_by_chunk,
     card_index,
     cards_to_texts_multi,
 )
@@ -133,9 +134,7 @@ RawTrick = tuple[int, Sequence[int], "int | None"]
 def _tricks(raw: Sequence[RawTrick], n: int) -> list[Trick]:
     return [
         Trick(
-            leader=leader,
-            plays=tuple(((leader + i) % n, CARD_TEXTS[c]) for i, c in enumerate(cards)),
-            winner=winner,
+            leader, tuple([((leader + i) % n, CARD_TEXTS[c]) for i, c in enumerate(cards)]), winner
         )
         for leader, cards, winner in raw
     ]
@@ -324,14 +323,41 @@ class Observation:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form: every field by name (rules as their spec, tricks as objects)."""
-        data = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
-        data["rules"] = self.rules.to_spec()
-        data["trick"] = [list(p) for p in self.trick]
-        data["tricks"] = [
-            {"leader": t.leader, "plays": [list(p) for p in t.plays], "winner": t.winner}
-            for t in self.tricks
-        ]
-        return data
+        # Spelled out in the order of the fields (a test checks it): one is sent to a bot at
+        # every decision of every match.
+        return {
+            "seat": self.seat,
+            "rules": self.rules.to_spec(),
+            "phase": self.phase,
+            "current_seat": self.current_seat,
+            "hand_number": self.hand_number,
+            "hand": self.hand,
+            "legal": self.legal,
+            "trick": [[seat, card] for seat, card in self.trick],
+            "tricks": [
+                {
+                    "leader": t.leader,
+                    "plays": [[seat, card] for seat, card in t.plays],
+                    "winner": t.winner,
+                }
+                for t in self.tricks
+            ],
+            "leader": self.leader,
+            "points_taken": self.points_taken,
+            "totals": self.totals,
+            "pass_direction": self.pass_direction,
+            "pass_offset": self.pass_offset,
+            "passed": self.passed,
+            "received": self.received,
+            "hearts_broken": self.hearts_broken,
+            "trump": self.trump,
+            "hakem": self.hakem,
+            "kitty_size": self.kitty_size,
+            "kitty_taker": self.kitty_taker,
+            "cards_left": self.cards_left,
+            "scores": self.scores,
+            "kitty": self.kitty,
+        }
 
 
 #: The ``deal`` that makes :class:`GameState` leave its fields unset, for its own methods
@@ -541,7 +567,8 @@ class GameState:
                     m = self._legal = self.hands[self.current] & ~self.pass_masks[self.current]
             if self._cancel:
                 m = (m | (m >> DECK_SIZE)) & FULL_DECK
-            return [*_T0[m & 8191], *_T1[(m >> 13) & 8191], *_T2[(m >> 26) & 8191], *_T3[m >> 39]]
+            t0, t1, t2, t3 = _TEXTS_BY_CHUNK or _texts_by_chunk()
+            return [*t0[m & 8191], *t1[(m >> 13) & 8191], *t2[(m >> 26) & 8191], *t3[m >> 39]]
         if phase is Phase.DECLARE_TRUMP:
             return list(SUITS)
         if phase is Phase.MOON_CHOICE:
@@ -567,14 +594,17 @@ class GameState:
         Raises :class:`IllegalMoveError` naming the rule broken; the state is then unchanged.
         """
         phase = self.phase
-        if phase is _PLAY and seat is None:  # the hot path of simulations
+        if seat is None and (phase is _PLAY or phase is _PASS):  # the hot path of simulations
             index = _INDEX.get(action)
             if index is not None:
                 legal = self._legal
                 if legal < 0:
                     legal = self.legal_mask()
                 if legal >> index & 1:
-                    self._play(index)
+                    if phase is _PLAY:
+                        self._play(index)
+                    else:
+                        self._pass(index)
                     return
         if seat is not None and seat != self.current_seat:
             raise IllegalMoveError(self._not_your_turn(seat))
@@ -717,8 +747,12 @@ class GameState:
         other._suit_masks = self._suit_masks
         other.hands = self.hands[:]
         other.taken = self.taken[:]
-        other.pass_masks = self.pass_masks[:]
-        other.pass_lists = [p[:] for p in self.pass_lists]
+        if self.phase is _PASS or self.phase is Phase.DECLARE_TRUMP:
+            other.pass_masks = self.pass_masks[:]
+            other.pass_lists = [p[:] for p in self.pass_lists]
+        else:  # the passes are over: no method changes these lists again
+            other.pass_masks = self.pass_masks
+            other.pass_lists = self.pass_lists
         other.trick_cards = self.trick_cards[:]
         other.trick_log = self.trick_log[:]
         other.totals = self.totals[:]
@@ -766,7 +800,7 @@ class GameState:
             hakem=self.hakem if self.rules.hokm else None,
             kitty_size=self.rules.kitty,
             kitty_taker=self.kitty_taker,
-            cards_left=[h.bit_count() for h in self.hands],
+            cards_left=[_bit_count(h) for h in self.hands],
             scores=list(last.scores) if last is not None else None,
             kitty=cards_to_texts_multi(self.kitty) if last is not None else [],
         )
@@ -901,7 +935,10 @@ class GameState:
 
     def _pass(self, index: int) -> None:
         seat = self.current
-        self.pass_masks[seat] |= 1 << index
+        # (Items of lists of ints read and written apart: compiled, `masks[seat] |= bit` is
+        # a generic operation on objects.)
+        masks = self.pass_masks
+        masks[seat] = masks[seat] | 1 << index
         chosen = self.pass_lists[seat]
         chosen.append(index)
         self._legal = -1
@@ -914,18 +951,21 @@ class GameState:
 
     def _play(self, index: int) -> None:
         seat = self.current
-        self.hands[seat] ^= 1 << index
+        hands = self.hands
+        hands[seat] = hands[seat] ^ 1 << index
         cards = self.trick_cards
         cards.append(index)
         if self._breaks_mask >> index & 1:
             self.hearts_broken = True
         # The winner so far: trumps outrank the led suit; other suits never win.
         suit = CARD_SUIT[index]
+        trump = self.trump
+        trumps = trump is not None and suit == trump
         if len(cards) == 1:
             self.led_suit = suit
-            self.win_key = 20 + CARD_RANK[index] if suit == self.trump else CARD_RANK[index]
+            self.win_key = 20 + CARD_RANK[index] if trumps else CARD_RANK[index]
             self.win_seat = seat
-        elif suit == self.trump:
+        elif trumps:
             if 20 + CARD_RANK[index] > self.win_key:
                 self.win_key = 20 + CARD_RANK[index]
                 self.win_seat = seat
@@ -941,9 +981,10 @@ class GameState:
     def _exchange(self) -> None:
         hands, masks, n, offset = self.hands, self.pass_masks, self.n, self.pass_offset
         for s in range(n):
-            hands[s] &= ~masks[s]
+            hands[s] = hands[s] & ~masks[s]
         for s in range(n):
-            hands[(s + offset) % n] |= masks[s]
+            to = (s + offset) % n
+            hands[to] = hands[to] | masks[s]
         self._start_play()
 
     def _legal_play_mask(self) -> int:
@@ -1012,7 +1053,8 @@ class GameState:
         else:
             won |= self.carry
             self.carry = 0
-            self.taken[winner] |= won
+            taken = self.taken
+            taken[winner] = taken[winner] | won
             if self.kitty and self.kitty_taker is None:
                 self._maybe_take_kitty(winner, won, last)
             next_leader = winner
@@ -1040,9 +1082,10 @@ class GameState:
     def _points(self, mask: int) -> int:
         derived = self.rules._derived
         if derived.uniform_hearts is not None:
-            return (mask & derived.heart_mask).bit_count() * derived.uniform_hearts + (
-                mask & derived.queen_mask
-            ).bit_count() * self.rules.queen_points
+            return (
+                _bit_count(mask & derived.heart_mask) * derived.uniform_hearts
+                + _bit_count(mask & derived.queen_mask) * self.rules.queen_points
+            )
         return _points(mask & self._point_mask, derived.point_values)
 
     def _play_indices(self) -> list[int]:
@@ -1067,7 +1110,7 @@ class GameState:
             )
             self.pending_points = tuple(
                 [
-                    (m & hearts).bit_count() * per_heart + (m & queens).bit_count() * queen_points
+                    _bit_count(m & hearts) * per_heart + _bit_count(m & queens) * queen_points
                     for m in self.taken
                 ]
             )
@@ -1098,11 +1141,11 @@ class GameState:
         if rules.jd_bonus:
             jd = rules._derived.jd_mask
             for seat, mask in enumerate(self.taken):
-                scores[seat] += rules.jd_bonus * (mask & jd).bit_count()
+                scores[seat] = scores[seat] + rules.jd_bonus * _bit_count(mask & jd)
         self.moon_choice = moon if rules.moon == "choice" and self.shooter is not None else None
         totals = self.totals
         for seat in range(n):
-            totals[seat] += scores[seat]
+            totals[seat] = totals[seat] + scores[seat]
         declared = self.hakem  # this hand's hakem, recorded with it
         if rules.hokm:
             queens = rules._derived.queen_mask
@@ -1210,10 +1253,6 @@ _PLAY: Final = Phase.PLAY
 _PASS: Final = Phase.PASS
 _HAND_OVER: Final = Phase.HAND_OVER
 _GAME_OVER: Final = Phase.GAME_OVER
-_T0: Final = _TEXTS_BY_CHUNK[0]
-_T1: Final = _TEXTS_BY_CHUNK[1]
-_T2: Final = _TEXTS_BY_CHUNK[2]
-_T3: Final = _TEXTS_BY_CHUNK[3]
 
 
 def _unpickled_state(values: tuple[Any, ...]) -> GameState:
@@ -1224,7 +1263,7 @@ def _unpickled_state(values: tuple[Any, ...]) -> GameState:
 
 
 def _count(mask: int) -> int:
-    return mask.bit_count()
+    return _bit_count(mask)
 
 
 def _points(mask: int, values: Sequence[int]) -> int:
