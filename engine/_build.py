@@ -123,6 +123,8 @@ def _compiled_problem() -> tuple[str | None, str]:
     try:
         with open(path, encoding="utf-8") as written:
             recorded = json.load(written)
+        if "failed" in recorded:  # the install could not compile it, and said why
+            return f"not compiled: {recorded['failed']}", "failed" if recorded["warn"] else ""
         compiler = str(recorded["compiler"])
         sources = dict(recorded["sources"])
         suffix = str(recorded["suffix"])

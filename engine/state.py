@@ -24,7 +24,7 @@ from __future__ import annotations
 import enum
 import random
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any, Final
 
 from engine.cards import (
@@ -318,7 +318,7 @@ class Observation:
     kitty: list[str] = field(default_factory=list)
 
     def __reduce__(self) -> tuple[Any, ...]:
-        values = tuple(getattr(self, f.name) for f in dataclasses.fields(self))
+        values = tuple(getattr(self, f.name) for f in fields(self))
         return (Observation, values)  # (see HandRecord.__reduce__)
 
     def to_dict(self) -> dict[str, Any]:

@@ -43,9 +43,19 @@ def _say(message: str) -> None:
     print(f"bidel-sdk: {message}", file=sys.stderr, flush=True)
 
 
+def _not_compiled(reason: str, *, warn: bool) -> None:
+    """Say why the engine is not compiled, and leave it in the manifest beside the sources
+    (``engine/_build.py`` reports it): extensions an earlier build left there must not pass
+    for a stale build, nor a failed compile for a machine without a compiler. ``warn``: a
+    fault to fix (mypyc refused the code), not a machine's lack."""
+    _say(f"{reason}: the engine runs as pure Python")
+    record = {"failed": reason, "warn": warn}
+    (HERE / "engine" / BUILD.MANIFEST).write_text(json.dumps(record, indent=1))
+
+
 def _extensions() -> tuple[list, str]:
     if MODE == "pure":
-        _say("BIDEL_ENGINE_BUILD=pure: the engine is not compiled")
+        _not_compiled("BIDEL_ENGINE_BUILD=pure at install", warn=False)
         return [], ""
     try:
         from mypy.version import __version__ as mypy_version
@@ -53,16 +63,16 @@ def _extensions() -> tuple[list, str]:
     except ImportError as exc:
         if MODE == "compiled":
             raise
-        _say(f"mypyc is not available ({exc}): the engine runs as pure Python")
+        _not_compiled(f"mypyc was not available at install ({exc})", warn=False)
         return [], ""
     paths = [os.path.join(*module.split(".")) + ".py" for module in BUILD.HOT]  # (from sdk/)
     group = BUILD.SHARED_LIBRARY.removesuffix("__mypyc")
     try:
         extensions = mypycify(paths, group_name=group, opt_level="3")
-    except SystemExit as exc:  # mypyc refused the code (its messages are above)
+    except SystemExit:  # mypyc refused the code (its messages are above)
         if MODE == "compiled":
             raise
-        _say(f"mypyc could not compile the engine (exit {exc.code}): it runs as pure Python")
+        _not_compiled("mypyc refused the engine's code at install (see its messages)", warn=True)
         return [], ""
     return extensions, f"mypyc {mypy_version}"
 
@@ -82,7 +92,7 @@ class BuildExtensions(build_ext):
         except (CCompilerError, CompileError, ExecError, LinkError, PlatformError, OSError) as exc:
             if MODE == "compiled":
                 raise
-            _say(f"compiling the engine failed ({exc}): it runs as pure Python")
+            _not_compiled(f"compiling the engine failed at install ({exc})", warn=False)
             self.extensions = []
             return
         package = Path(self.get_finalized_command("build_py").get_package_dir("engine"))

@@ -159,3 +159,29 @@ def test_a_hot_module_edited_since_it_was_compiled_runs_as_pure_python_with_a_wa
         timeout=60,
     ).stdout.split()
     assert kind == "pure" and file == str(tmp_path / "engine" / "simulate.py")
+
+
+@pytest.mark.parametrize("warned", [True, False])
+def test_an_install_that_could_not_compile_says_why_and_runs_pure(
+    tmp_path: Path, warned: bool
+) -> None:
+    """sdk/setup.py leaves the reason in the manifest: extensions of an earlier build, still
+    there, are not used, and the engine names the reason, not a stale source."""
+    for package in ("engine", "bots_sdk"):
+        shutil.copytree(PROJECT_DIR / package, tmp_path / package)
+    reason = "mypyc refused the engine's code at install" if warned else "no C compiler"
+    (tmp_path / "engine" / _build.MANIFEST).write_text(
+        json.dumps({"failed": reason, "warn": warned})
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", "import engine, engine.state as s; print(engine.BUILD, s.__file__)"],
+        cwd=tmp_path,
+        env=child_env({"BIDEL_ENGINE": None, "PYTHONPATH": str(tmp_path)}),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith(f"pure (not compiled: {reason})")
+    assert done.stdout.rstrip().endswith("state.py")
+    assert ("RuntimeWarning" in done.stderr) is warned, done.stderr
