@@ -29,3 +29,23 @@ def setup_django(*, use_env: bool, prefix: str) -> Path:
 
     call_command("migrate", verbosity=0)
     return folder
+
+
+def upload_example_bots(prefix: str) -> list:
+    """Four uploaded, validated bot versions of a new user (the SDK's examples ``ducker`` and
+    ``dumper`` twice each): the seats of the benchmarks' ladder matches."""
+    import uuid
+
+    from arena import services
+
+    user = services.user_create(
+        username=f"{prefix}-{uuid.uuid4().hex[:6]}", password=f"{prefix} passphrase"
+    )
+    examples = ROOT / "bots_sdk" / "examples"
+    versions = []
+    for i, example in enumerate(["ducker", "dumper", "ducker", "dumper"]):
+        bot = services.bot_create(owner=user, name=f"{example}-{i}-{uuid.uuid4().hex[:4]}")
+        code = (examples / f"{example}.py").read_bytes()
+        version = services.version_upload(bot=bot, user=user, filename=f"{example}.py", data=code)
+        versions.append(services.version_validate(version_id=version.pk))  # (here, at once)
+    return versions

@@ -27,9 +27,8 @@ import os
 import pstats
 import statistics
 import time
-import uuid
 
-from django_setup import ROOT, setup_django
+from django_setup import setup_django, upload_example_bots
 
 #: Where a profiled function's file lies -> the part of the referee it belongs to.
 AREAS = (
@@ -79,7 +78,7 @@ def main() -> None:
     except SandboxUnavailable as exc:
         raise SystemExit(f"no sandbox here ({exc}): the profile is of sandboxed bots") from None
     print(f"engine: {engine.BUILD}")
-    versions = _uploaded_bots(services)
+    versions = upload_example_bots("profile")
 
     # Each seat's CPU (its whole process tree, start-up included, from its cgroup), read as
     # its player closes: instrumentation of this script only.
@@ -147,20 +146,6 @@ def main() -> None:
     for label, seconds in rows:
         print(f"  {label:40} {seconds * 1000:8.1f} ms  {100 * seconds / per_match:5.1f}%")
     print(f"One sandboxed bot's start-up alone: {median(starts) * 1000:.1f} ms CPU (median)")
-
-
-def _uploaded_bots(services) -> list:  # noqa: ANN001 — arena.services, imported after setup
-    user = services.user_create(
-        username=f"profile-{uuid.uuid4().hex[:6]}", password="profile passphrase"
-    )
-    examples = ROOT / "bots_sdk" / "examples"
-    versions = []
-    for i, example in enumerate(["ducker", "dumper", "ducker", "dumper"]):
-        bot = services.bot_create(owner=user, name=f"{example}-{i}-{uuid.uuid4().hex[:4]}")
-        code = (examples / f"{example}.py").read_bytes()
-        version = services.version_upload(bot=bot, user=user, filename=f"{example}.py", data=code)
-        versions.append(services.version_validate(version_id=version.pk))
-    return versions
 
 
 def _startups(version, count: int) -> list[float]:  # noqa: ANN001 — a BotVersion

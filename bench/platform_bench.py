@@ -26,7 +26,7 @@ import sys
 import time
 import uuid
 
-from django_setup import ROOT, setup_django
+from django_setup import ROOT, setup_django, upload_example_bots
 
 
 def main() -> None:
@@ -49,7 +49,7 @@ def main() -> None:
         os.environ["BIDEL_UNSAFE_NO_SANDBOX"] = "1"
         settings.BIDEL_UNSAFE_NO_SANDBOX = True
         sandbox = f"NOT sandboxed ({exc})"
-    versions = _uploaded_bots()
+    versions = upload_example_bots("bench")
     if args.baseline:
         _against_baseline(versions, args.matches, args.rounds, args.baseline, sandbox)
         return
@@ -61,22 +61,6 @@ def main() -> None:
         print(f"  {label}: {rates[processes]:7.1f} matches/minute")
     print(f"  scaling 1 -> 2 processes: {rates[2] / rates[1]:.2f}x")
     _rankings(args.stored)
-
-
-def _uploaded_bots() -> list:
-    from arena import services
-
-    user = services.user_create(
-        username=f"bench-{uuid.uuid4().hex[:6]}", password="bench passphrase"
-    )
-    examples = ROOT / "bots_sdk" / "examples"
-    versions = []
-    for i, example in enumerate(["ducker", "dumper", "ducker", "dumper"]):
-        bot = services.bot_create(owner=user, name=f"{example}-{i}-{uuid.uuid4().hex[:4]}")
-        code = (examples / f"{example}.py").read_bytes()
-        version = services.version_upload(bot=bot, user=user, filename=f"{example}.py", data=code)
-        versions.append(services.version_validate(version_id=version.pk))  # (here, at once)
-    return versions
 
 
 def _against_baseline(versions: list, count: int, rounds: int, rev: str, sandbox: str) -> None:

@@ -185,3 +185,21 @@ def test_an_install_that_could_not_compile_says_why_and_runs_pure(
     assert done.stdout.startswith(f"pure (not compiled: {reason})")
     assert done.stdout.rstrip().endswith("state.py")
     assert ("RuntimeWarning" in done.stderr) is warned, done.stderr
+
+
+def test_an_unreadable_manifest_is_named_and_the_engine_runs_pure(tmp_path: Path) -> None:
+    for package in ("engine", "bots_sdk"):
+        shutil.copytree(PROJECT_DIR / package, tmp_path / package)
+    (tmp_path / "engine" / _build.MANIFEST).write_text('{"compiler": ')
+    code = "import engine, engine.state as s; print(engine.BUILD); print(s.__file__)"
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=tmp_path,  # (the copy first on the path, not the project)
+        env=child_env({"BIDEL_ENGINE": None, "PYTHONPATH": str(tmp_path)}),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    build, file = done.stdout.splitlines()
+    assert build.startswith("pure (engine/_compiled.json is unreadable") and file.endswith(".py")
