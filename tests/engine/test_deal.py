@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import random
 from collections import Counter
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from engine.deal import deal_texts
+from engine.deal import deal_texts, exact_key_order, key_order
 from engine.rules import PRESETS, RuleSet, allowed_player_counts
 from engine.state import GameState, Phase
 from tests.support import child_env, run_python
@@ -68,7 +71,7 @@ def test_golden_deals() -> None:
 
 def test_same_deal_in_a_fresh_interpreter_with_another_hash_seed() -> None:
     code = (
-        "import json; from engine.deal import deal_texts; from engine.rules import RuleSet\n"
+        "import json; from engine.deal import deal_texts, exact_key_order, key_order; from engine.rules import RuleSet\n"
         "print(json.dumps(deal_texts(RuleSet.from_preset('persian', players=5), 99, 7)))"
     )
     completed = run_python(code, child_env({"PYTHONHASHSEED": "12345"}))
@@ -121,3 +124,29 @@ def test_the_queen_of_spades_lands_evenly() -> None:
     )
     # 1000 expected per seat; 4.5 standard deviations is ~123.
     assert all(abs(count - 1000) < 125 for count in seats.values()), seats
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    size=st.sampled_from([36, 40, 51, 52, 104]),
+    data=st.data(),
+)
+def test_the_fast_key_order_is_the_order_of_the_whole_keys(size: int, data: st.DataObject) -> None:
+    """Keys whose top 23 bits (or all 64) are equal must still sort as the whole keys do."""
+    digest = bytearray(data.draw(st.binary(min_size=8 * size, max_size=8 * size)))
+    for _ in range(data.draw(st.integers(0, 3))):
+        a, b = data.draw(st.integers(0, size - 1)), data.draw(st.integers(0, size - 1))
+        copied = data.draw(st.sampled_from([3, 4, 8]))  # a tie in the fast key, or a full tie
+        digest[8 * b : 8 * b + copied] = digest[8 * a : 8 * a + copied]
+    assert key_order(bytes(digest), size) == exact_key_order(bytes(digest), size)
+
+
+def test_the_fast_key_order_matches_on_real_deals() -> None:
+    """60,000 real digests (a few with a tie in the fast key): the same order."""
+    ties = 0
+    for seed in range(60_000):
+        digest = hashlib.shake_256(f"bidel-deal/1:{seed}:0:0".encode()).digest(8 * 52)
+        tops = {digest[8 * i : 8 * i + 3] for i in range(52)}
+        ties += len(tops) < 52
+        assert key_order(digest, 52) == exact_key_order(digest, 52), seed
+    assert ties > 0  # the slow path ran on real deals too
