@@ -71,7 +71,7 @@ def test_golden_deals() -> None:
 
 def test_same_deal_in_a_fresh_interpreter_with_another_hash_seed() -> None:
     code = (
-        "import json; from engine.deal import deal_texts, exact_key_order, key_order; from engine.rules import RuleSet\n"
+        "import json; from engine.deal import deal_texts; from engine.rules import RuleSet\n"
         "print(json.dumps(deal_texts(RuleSet.from_preset('persian', players=5), 99, 7)))"
     )
     completed = run_python(code, child_env({"PYTHONHASHSEED": "12345"}))
