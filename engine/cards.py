@@ -20,7 +20,6 @@ with :func:`fold` tells which faces are present.
 
 from __future__ import annotations
 
-import gc
 from collections.abc import Iterable
 from typing import Final
 
@@ -131,43 +130,26 @@ def fold(mask: int) -> int:
     return (mask | (mask >> DECK_SIZE)) & FULL_DECK
 
 
-# Text lists for 13-bit chunks of a mask: four lookups turn any 52-bit mask into a sorted list.
-_CHUNK: Final = 13
-_CHUNK_MASK: Final = (1 << _CHUNK) - 1
+# The text of a one-bit mask 1 << i (i < 52) is at (1 << i) % 67: 2 has order 66 modulo the
+# prime 67, so the 52 remainders differ.
+_TEXT_OF_BIT: Final = tuple(
+    next((CARD_TEXTS[i] for i in range(DECK_SIZE) if (1 << i) % 67 == r), "") for r in range(67)
+)
 
 
-def _chunk_table(offset: int) -> tuple[tuple[str, ...], ...]:
-    names = CARD_TEXTS[offset : offset + _CHUNK]
-    # Entry (high << 7) | low is the cards of the low 7 bits, then those of the high 6 bits;
-    # each half is built by doubling (the entries with bit b set: every earlier one + card b).
-    low: list[tuple[str, ...]] = [()]
-    for name in names[:7]:
-        low += [entry + (name,) for entry in low]
-    high: list[tuple[str, ...]] = [()]
-    for name in names[7:]:
-        high += [entry + (name,) for entry in high]
-    return tuple([a + b for b in high for a in low])
+def texts_of(m: int) -> list[str]:
+    """The sorted texts of a first-deck mask, a card per step (the text API's hot path:
+    every ``legal_actions`` ends here).
 
-
-#: The four tables, built at their first use (:func:`_texts_by_chunk`): 32,768 small tuples,
-#: some 3 MB, that a bot process which never lists cards by text does not need.
-_TEXTS_BY_CHUNK: Final[list[tuple[tuple[str, ...], ...]]] = []
-
-
-def _texts_by_chunk() -> list[tuple[tuple[str, ...], ...]]:
-    """The chunk tables (:data:`_TEXTS_BY_CHUNK`), built at the first call."""
-    if not _TEXTS_BY_CHUNK:
-        # With the garbage collector on, its passes over everything already allocated would
-        # cost several times the building.
-        collecting = gc.isenabled()
-        gc.disable()
-        try:
-            tables = [_chunk_table(offset) for offset in range(0, DECK_SIZE, _CHUNK)]
-        finally:
-            if collecting:
-                gc.enable()
-        _TEXTS_BY_CHUNK[:] = tables  # (all four at once, whoever else is building them)
-    return _TEXTS_BY_CHUNK
+    >>> texts_of(mask_of(["KS", "3H", "2C"]))
+    ['2C', '3H', 'KS']
+    """
+    texts: list[str] = []
+    while m:
+        low = m & -m
+        texts.append(_TEXT_OF_BIT[low % 67])
+        m ^= low
+    return texts
 
 
 def cards_to_texts(mask: int) -> list[str]:
@@ -176,14 +158,7 @@ def cards_to_texts(mask: int) -> list[str]:
     >>> cards_to_texts(mask_of(["KS", "3H"]))
     ['3H', 'KS']
     """
-    m = (mask | (mask >> DECK_SIZE)) & FULL_DECK
-    t0, t1, t2, t3 = _TEXTS_BY_CHUNK or _texts_by_chunk()
-    return [
-        *t0[m & _CHUNK_MASK],
-        *t1[(m >> 13) & _CHUNK_MASK],
-        *t2[(m >> 26) & _CHUNK_MASK],
-        *t3[m >> 39],
-    ]
+    return texts_of((mask | (mask >> DECK_SIZE)) & FULL_DECK)
 
 
 def cards_to_texts_multi(mask: int) -> list[str]:

@@ -29,7 +29,6 @@ from typing import Any, Final
 
 from engine.cards import (
     _INDEX,
-    _TEXTS_BY_CHUNK,
     CARD_RANK,
     CARD_SUIT,
     CARD_TEXTS,
@@ -44,9 +43,9 @@ from engine.cards import (
     SUITS,
     CardError,
     _bit_count,
-    _texts_by_chunk,
     card_index,
     cards_to_texts_multi,
+    texts_of,
 )
 from engine.deal import deal_masks
 from engine.rules import RuleSet
@@ -567,8 +566,7 @@ class GameState:
                     m = self._legal = self.hands[self.current] & ~self.pass_masks[self.current]
             if self._cancel:
                 m = (m | (m >> DECK_SIZE)) & FULL_DECK
-            t0, t1, t2, t3 = _TEXTS_BY_CHUNK or _texts_by_chunk()
-            return [*t0[m & 8191], *t1[(m >> 13) & 8191], *t2[(m >> 26) & 8191], *t3[m >> 39]]
+            return texts_of(m)
         if phase is Phase.DECLARE_TRUMP:
             return list(SUITS)
         if phase is Phase.MOON_CHOICE:
