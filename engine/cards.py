@@ -137,6 +137,13 @@ _TEXT_OF_BIT: Final = tuple(
 )
 
 
+# The index of a one-bit mask 1 << i (i < 130: either deck) is at (1 << i) % 131, as 2 has
+# order 130 modulo the prime 131.
+_INDEX_OF_BIT: Final = tuple(
+    next((i for i in range(2 * DECK_SIZE) if (1 << i) % 131 == r), -1) for r in range(131)
+)
+
+
 def texts_of(m: int) -> list[str]:
     """The sorted texts of a first-deck mask, a card per step (the text API's hot path:
     every ``legal_actions`` ends here).
@@ -174,7 +181,7 @@ def cards_to_texts_multi(mask: int) -> list[str]:
 
 
 def indices(mask: int) -> list[int]:
-    """The set bits of ``mask``, lowest first.
+    """The set bits of ``mask`` (a mask of either deck), lowest first.
 
     >>> indices(0b1010)
     [1, 3]
@@ -182,6 +189,6 @@ def indices(mask: int) -> list[int]:
     out = []
     while mask:
         low = mask & -mask
-        out.append(low.bit_length() - 1)
+        out.append(_INDEX_OF_BIT[low % 131])
         mask ^= low
     return out
