@@ -12,7 +12,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Final
 
-from engine.cards import CARD_RANK, CARD_SUIT, FULL_DECK, SUIT_MASKS_ONE_DECK, _bit_count
+from engine.cards import (
+    _INDEX_OF_BIT,
+    CARD_RANK,
+    CARD_SUIT,
+    FULL_DECK,
+    SUIT_MASKS_ONE_DECK,
+    _bit_count,
+)
 from engine.state import GameState, Phase, RawTrick
 
 _PLAY: Final = Phase.PLAY
@@ -97,7 +104,7 @@ def play_out(state: GameState, choose: Callable[[int], int]) -> None:
             bit = legal & -legal
             unplayed ^= bit
             won = bit
-            index = bit.bit_length() - 1
+            index = _INDEX_OF_BIT[bit % 131]
             cards = [index]
             led = CARD_SUIT[index]
             key = 20 + CARD_RANK[index] if led == trump else CARD_RANK[index]
@@ -120,7 +127,7 @@ def play_out(state: GameState, choose: Callable[[int], int]) -> None:
                 bit = legal & -legal
                 unplayed ^= bit
                 won |= bit
-                index = bit.bit_length() - 1
+                index = _INDEX_OF_BIT[bit % 131]
                 cards.append(index)
                 # Following suit: beats the best so far only on rank (a trump on a
                 # non-trump lead has made key >= 20, out of reach).
@@ -137,7 +144,7 @@ def play_out(state: GameState, choose: Callable[[int], int]) -> None:
             bit = legal & -legal
             unplayed ^= bit
             won |= bit
-            index = bit.bit_length() - 1
+            index = _INDEX_OF_BIT[bit % 131]
             cards.append(index)
             if CARD_SUIT[index] == trump and 20 + CARD_RANK[index] > key:
                 key = 20 + CARD_RANK[index]
@@ -196,7 +203,7 @@ def pass_out(state: GameState, choose: Callable[[int], int]) -> None:
             bit = pick & -pick
             free ^= bit
             mask |= bit
-            chosen.append(bit.bit_length() - 1)
+            chosen.append(_INDEX_OF_BIT[bit % 131])
         state.pass_masks[seat] = mask
     state.current = state.n - 1
     state._exchange()
@@ -208,4 +215,4 @@ def _pick(legal: int, choose: Callable[[int], int]) -> int:
     while k:
         legal &= legal - 1
         k -= 1
-    return (legal & -legal).bit_length() - 1
+    return _INDEX_OF_BIT[(legal & -legal) % 131]

@@ -29,6 +29,7 @@ from typing import Any, Final
 
 from engine.cards import (
     _INDEX,
+    _INDEX_OF_BIT,
     CARD_RANK,
     CARD_SUIT,
     CARD_TEXTS,
@@ -1268,7 +1269,7 @@ def _points(mask: int, values: Sequence[int]) -> int:
     total = 0
     while mask:
         low = mask & -mask
-        total += values[low.bit_length() - 1]
+        total += values[_INDEX_OF_BIT[low % 131]]
         mask ^= low
     return total
 
@@ -1278,7 +1279,7 @@ def _highest_diamond(mask: int) -> int:
     best = -1
     while diamonds:
         low = diamonds & -diamonds
-        best = max(best, CARD_RANK[low.bit_length() - 1])
+        best = max(best, CARD_RANK[_INDEX_OF_BIT[low % 131]])
         diamonds ^= low
     return best
 
