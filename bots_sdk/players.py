@@ -108,6 +108,10 @@ class Answer:
 class Player(Protocol):
     name: str
 
+    def spawn(self, seat: int) -> None:
+        """Begin starting (a process: launched, loading): a game spawns every seat before
+        it starts any, so that the bots load side by side. ``start`` finishes the job."""
+
     def start(self, seat: int, rules_spec: Any, seed: int) -> Fault | None: ...
 
     def decide(self, decision: str, view: View, limit: float | None) -> Answer | Fault: ...
@@ -233,6 +237,9 @@ class InProcessPlayer:
         self.bot = bot
         self.name = bot.name or type(bot).__name__
 
+    def spawn(self, seat: int) -> None:
+        pass
+
     def start(self, seat: int, rules_spec: Any, seed: int) -> Fault | None:
         return None
 
@@ -288,14 +295,18 @@ class ProcessPlayer:
 
     # --- process plumbing -------------------------------------------------------------------
 
-    def start(self, seat: int, rules_spec: Any, seed: int) -> Fault | None:
+    def spawn(self, seat: int) -> None:
+        """Build (a bot in another language) and launch the bot's process, which starts
+        loading; a build that fails leaves its fault for :meth:`start`. Only once."""
+        if self.process is not None or self.dead is not None:
+            return
         try:
             bot, note = build.prepare(self.path, self.launcher)
         except (build.BuildError, ManifestError) as exc:
             log = getattr(exc, "log", "")
             self.build_log = f"build failed: {exc}\n{log}".rstrip() + "\n"
             self.dead = Fault("crash", f"the bot could not be built: {exc}")
-            return self.dead
+            return
         if note:
             self.build_log = note + "\n"
         launch = self.launcher.launch(bot, seat)
@@ -320,6 +331,14 @@ class ProcessPlayer:
         for stream in (self.process.stdout, self.process.stderr, self.process.stdin):
             assert stream is not None
             os.set_blocking(stream.fileno(), False)
+
+    def start(self, seat: int, rules_spec: Any, seed: int) -> Fault | None:
+        """Spawn (unless done), say hello, wait for ``ready``: the bot's clock starts then."""
+        self.spawn(seat)
+        if self.dead is not None:
+            return self.dead
+        assert self.launch is not None and self.process is not None
+        launch = self.launch
         deadline = time.monotonic() + self.startup_timeout
         if launch.info_read is not None:
             # bwrap reports its sandbox's init; the bot is the init's child.
@@ -645,6 +664,9 @@ class PersonPlayer:
     def __init__(self, line: Line) -> None:
         self.line = line
         self.asked = 0
+
+    def spawn(self, seat: int) -> None:
+        pass
 
     def start(self, seat: int, rules_spec: Any, seed: int) -> Fault | None:
         self.notify("start", None, seat=seat, rules=rules_spec)

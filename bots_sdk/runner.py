@@ -355,9 +355,10 @@ def _play_game(
             )
             label = clean_text(participant.label, limit=None)
             clock = human_clock if participant.human else time_control
-            entry = _Seat(player, SeatResult(bot=label), clock)
-            seats.append(entry)
-            fault = player.start(seat, rules.to_spec(), bot_seed(seed, rotation, seat))
+            seats.append(_Seat(player, SeatResult(bot=label), clock))
+            player.spawn(seat)  # every bot loads while the next is launched
+        for seat, entry in enumerate(seats):
+            fault = entry.player.start(seat, rules.to_spec(), bot_seed(seed, rotation, seat))
             if fault is not None:
                 _record_fault(entry, state, "start", fault)
         observe(state)
