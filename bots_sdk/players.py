@@ -190,6 +190,17 @@ def _wait_gone(pids: list[int], deadline: float) -> None:
             os.close(handle)
 
 
+def _reap(process: subprocess.Popen[bytes], timeout: float) -> None:
+    """Wait for ``process`` to exit (its pidfd, not ``Popen.wait``'s polling, whose growing
+    sleeps outlast a bot that exits at once) or ``timeout``; reap it if it has."""
+    if process.returncode is None:  # (not reaped: its pid is still its own)
+        _wait_gone([process.pid], time.monotonic() + timeout)
+    try:
+        process.wait(timeout=0)
+    except subprocess.TimeoutExpired:
+        pass
+
+
 def _tree_cpu(init: int) -> float | None:
     """CPU of the sandbox's init and every process below it (utime + stime + what each
     reaped). The init is PID 1 of the bot's PID namespace, so every process of the bot is
@@ -421,10 +432,8 @@ class ProcessPlayer:
     def _exit_fault(self, what: str) -> Fault:
         assert self.process is not None
         self._drain_stderr()
-        try:
-            code = self.process.wait(timeout=2)
-        except subprocess.TimeoutExpired:
-            code = None
+        _reap(self.process, 2)
+        code = self.process.returncode
         if "MemoryError" in bytes(self.stderr).decode(errors="replace"):
             return Fault("memory", f"{what}: out of memory")
         if self.launch and self.launch.oom_killed():
@@ -590,10 +599,7 @@ class ProcessPlayer:
         except (ProcessLookupError, PermissionError):
             pass
         _wait_gone(doomed, time.monotonic() + 10)
-        try:
-            self.process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            pass
+        _reap(self.process, 10)
         if self.launch is not None:
             self.launch.release()  # whatever escaped the session is still in the cgroup
         self._drain_stderr()
@@ -608,10 +614,7 @@ class ProcessPlayer:
             if self.launch is not None and self.launch.resume is not None:
                 self.launch.resume()  # (to read its bye)
             self._write(encode({"type": "bye"}), time.monotonic() + 1)
-            try:
-                self.process.wait(timeout=2)
-            except subprocess.TimeoutExpired:
-                pass
+            _reap(self.process, 2)
         self._kill()
         for stream in (
             (self.process.stdin, self.process.stdout, self.process.stderr) if self.process else ()
