@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 import sys
-from pathlib import Path
 from typing import Any, BinaryIO
 
 from bots_sdk.bot import Bot
@@ -51,7 +50,7 @@ def _missing_methods(bot: Bot, rules_spec: Any) -> str:
     return ""
 
 
-def serve(source: str, inp: BinaryIO, out: BinaryIO, workdir: Path) -> int:
+def serve(source: str, inp: BinaryIO, out: BinaryIO, workdir: str) -> int:
     """Answer the referee until ``bye`` or end of input; returns the exit status."""
     bot: Bot | None = None
     for line in inp:
@@ -119,7 +118,7 @@ def _read_exactly(fd: int, size: int) -> bytes:
     return bytes(data)
 
 
-def receive(workdir: Path = Path("/tmp")) -> int:
+def receive(workdir: str = "/tmp") -> int:
     """A warm container's entry point: wait for the bot on standard input (one line
     ``SIZE NAME`` then SIZE bytes of code), write it under ``workdir`` and serve it on the same
     input. Reads with ``os.read`` so nothing after the code is taken from the protocol."""
@@ -137,9 +136,10 @@ def receive(workdir: Path = Path("/tmp")) -> int:
     name = "".join(c for c in name if c.isalnum() or c in "._-")[:64]
     if not name.endswith((".py", ".zip")) or name.startswith("."):
         name = "bot.py"
-    path = workdir / name
-    path.write_bytes(_read_exactly(0, int(size_text)))
-    return main([str(path), str(workdir)])
+    path = os.path.join(workdir, name)
+    with open(path, "wb") as written:
+        written.write(_read_exactly(0, int(size_text)))
+    return main([path, workdir])
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -148,7 +148,7 @@ def main(argv: list[str] | None = None) -> int:
     if not args:
         print("usage: python -m bots_sdk.host BOT", file=sys.stderr)
         return 2
-    workdir = Path(args[1]) if len(args) > 1 else Path("/tmp")
+    workdir = args[1] if len(args) > 1 else "/tmp"
     # The protocol owns the real stdout; a bot's print() goes to stderr.
     protocol_out = sys.stdout.buffer
     sys.stdout = sys.stderr

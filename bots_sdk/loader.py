@@ -11,9 +11,9 @@ bots_sdk.loader.BotLoadError: no-such-bot.py: no such file
 
 from __future__ import annotations
 
-import importlib.util
+import importlib.machinery
+import os
 import sys
-from pathlib import Path
 from types import ModuleType
 
 from bots_sdk.bot import Bot
@@ -43,42 +43,50 @@ def bot_class_of(module: ModuleType, where: str) -> type[Bot]:
     return found[0]
 
 
-def _import_file(path: Path, search: Path) -> ModuleType:
-    spec = importlib.util.spec_from_file_location("bidel_bot", path)
-    if spec is None or spec.loader is None:
+def _import_file(path: str, search: str) -> ModuleType:
+    # (importlib.machinery, not importlib.util: the latter costs every bot's start-up 2 ms)
+    if not path.endswith(".py"):
         raise BotLoadError(f"{path}: not a Python file")
-    module = importlib.util.module_from_spec(spec)
+    loader = importlib.machinery.SourceFileLoader("bidel_bot", path)
+    module = ModuleType("bidel_bot")
+    module.__file__ = path
+    module.__loader__ = loader
+    module.__spec__ = importlib.machinery.ModuleSpec("bidel_bot", loader, origin=path)
+    module.__spec__.has_location = True
     sys.modules["bidel_bot"] = module
-    sys.path.insert(0, str(search))  # a zip's other modules import beside bot.py
-    spec.loader.exec_module(module)
+    sys.path.insert(0, search)  # a zip's other modules import beside bot.py
+    loader.exec_module(module)
     return module
 
 
-def load_bot_class(source: str | Path, extract_to: Path | None = None) -> type[Bot]:
-    """The Bot subclass of a bot file or zip (zips are extracted to ``extract_to``)."""
-    path = Path(source)
-    if not path.exists():
+def load_bot_class(
+    source: str | os.PathLike[str], extract_to: str | os.PathLike[str] | None = None
+) -> type[Bot]:
+    """The Bot subclass of a bot file or zip (zips are extracted to ``extract_to``).
+    (os.path, not pathlib: every bot's start-up runs this, and pathlib adds to it.)"""
+    path = os.fspath(source)
+    if not os.path.exists(path):
         raise BotLoadError(f"{source}: no such file")
-    if path.suffix == ".zip":
+    if path.endswith(".zip"):
         if extract_to is None:
             raise BotLoadError(f"{source}: a zip bot needs a directory to unpack into")
         import zipfile  # (here: a bot's start-up pays for it only when it is a zip)
 
         with zipfile.ZipFile(path) as archive:
             archive.extractall(extract_to)
-        path = extract_to / "bot.py"
-        if not path.exists():
+        path = os.path.join(os.fspath(extract_to), "bot.py")
+        if not os.path.exists(path):
             raise BotLoadError(f"{source}: no bot.py at the root of the zip")
-    module = _import_file(path, path.parent)
+    module = _import_file(path, os.path.dirname(path))
     return bot_class_of(module, str(source))
 
 
-def load_bot(source: str, seed: int = 0, extract_to: Path | None = None) -> Bot:
+def load_bot(source: str, seed: int = 0, extract_to: str | os.PathLike[str] | None = None) -> Bot:
     """A bot instance: a built-in by name, or the class in a file."""
     if source in BUILTIN:
         return make_builtin(source, seed)
     cls = load_bot_class(source, extract_to)
     bot = cls(seed=seed)
     if not bot.name:
-        bot.name = Path(source).stem
+        bot.name = os.path.splitext(os.path.basename(source))[0]
     return bot

@@ -22,7 +22,10 @@ from __future__ import annotations
 import importlib.util
 from dataclasses import dataclass
 from functools import cache
-from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 #: The packages a bot may import besides the standard library and the SDK (docs/bots.md).
 PACKAGES: tuple[str, ...] = ("numpy",)
@@ -44,7 +47,9 @@ class Package:
 @cache
 def packages() -> tuple[Package, ...]:
     """The runtime packages installed here (the others are not offered)."""
-    from importlib import metadata  # (here: every bot's host imports this module for THREADS)
+    # (here: every bot's host imports this module for THREADS, and needs neither)
+    from importlib import metadata
+    from pathlib import Path
 
     found = []
     for name in PACKAGES:

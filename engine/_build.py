@@ -20,7 +20,6 @@ never compiled itself: it decides what is.
 
 from __future__ import annotations
 
-import hashlib
 import importlib
 import importlib.machinery
 import json
@@ -96,13 +95,26 @@ def source_digest(module: str) -> str:
     >>> len(source_digest("engine.cards"))
     64
     """
+    import hashlib  # (here: a bot's start-up, which finds the stats unchanged, never loads it)
+
     with open(source_path(module), "rb") as source:
         return hashlib.sha256(source.read()).hexdigest()
 
 
+def source_stat(module: str) -> list[int]:
+    """A hot module's source's size and modification time (ns): when both are as the
+    manifest recorded them, the source is taken as unchanged without reading it.
+
+    >>> len(source_stat("engine.cards"))
+    2
+    """
+    stat = os.stat(source_path(module))
+    return [stat.st_size, stat.st_mtime_ns]
+
+
 def manifest(compiler: str, modules: Sequence[str] = HOT) -> dict[str, object]:
     """What ``sdk/setup.py`` writes beside a compiled build: the compiler, the extension
-    suffix it built for and each source's digest.
+    suffix it built for, each source's digest and (to check it cheaply) its size and time.
 
     >>> written = manifest("mypyc 2.4.1")
     >>> written["compiler"], sorted(written["sources"]) == sorted(HOT)
@@ -112,6 +124,7 @@ def manifest(compiler: str, modules: Sequence[str] = HOT) -> dict[str, object]:
         "compiler": compiler,
         "suffix": importlib.machinery.EXTENSION_SUFFIXES[0],
         "sources": {module: source_digest(module) for module in modules},
+        "stats": {module: source_stat(module) for module in modules},
     }
 
 
@@ -128,12 +141,14 @@ def _compiled_problem() -> tuple[str | None, str]:
         compiler = str(recorded["compiler"])
         sources = dict(recorded["sources"])
         suffix = str(recorded["suffix"])
+        stats = dict(recorded.get("stats", {}))
     except (OSError, ValueError, KeyError, TypeError) as exc:
         return f"engine/{MANIFEST} is unreadable ({exc})", ""
     if suffix not in importlib.machinery.EXTENSION_SUFFIXES:
         return f"the compiled build is for another Python ({suffix})", compiler
     for module in HOT:
-        if sources.get(module) != source_digest(module):
+        touched = stats.get(module) != source_stat(module)
+        if touched and sources.get(module) != source_digest(module):
             where = "/".join(module.split(".")) + ".py"
             return f"{where} changed since it was compiled (`make` compiles it again)", compiler
         extension = os.path.join(_ROOT, *module.split(".")) + suffix

@@ -20,7 +20,6 @@ True
 
 from __future__ import annotations
 
-import hashlib
 import struct
 from typing import Final
 
@@ -47,6 +46,8 @@ def shuffled_deck(rules: RuleSet, seed: int, hand_number: int, attempt: int = 0)
     """
     deck = rules._derived.deck
     size = len(deck)
+    import hashlib  # (here: a bot, which never deals, does not load OpenSSL at its start)
+
     material = f"bidel-deal/{DEAL_VERSION}:{int(seed)}:{int(hand_number)}:{int(attempt)}"
     order = key_order(hashlib.shake_256(material.encode("ascii")).digest(8 * size), size)
     if rules._derived.deck_is_range:
