@@ -5,6 +5,7 @@ differential tests (OpenSpiel, rollout ≡ apply, the invariants, the doctests) 
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -185,6 +186,27 @@ def test_an_install_that_could_not_compile_says_why_and_runs_pure(
     assert done.stdout.startswith(f"pure (not compiled: {reason})")
     assert done.stdout.rstrip().endswith("state.py")
     assert ("RuntimeWarning" in done.stderr) is warned, done.stderr
+
+
+def test_a_hot_module_touched_but_unchanged_still_runs_compiled(tmp_path: Path) -> None:
+    """The manifest's sizes and times spare the hashing; a source whose time moved (a
+    checkout, a copy) is hashed, and the same bytes keep the compiled build."""
+    if _build._compiled_problem()[0] is not None:
+        pytest.skip("no compiled build here")
+    for package in ("engine", "bots_sdk"):
+        shutil.copytree(PROJECT_DIR / package, tmp_path / package)
+    touched = tmp_path / "engine" / "state.py"
+    os.utime(touched, ns=(touched.stat().st_atime_ns, touched.stat().st_mtime_ns + 10**9))
+    done = subprocess.run(
+        [sys.executable, "-c", "import engine, engine.state as s; print(engine.BUILD.kind)"],
+        cwd=tmp_path,
+        env=child_env({"BIDEL_ENGINE": "compiled", "PYTHONPATH": str(tmp_path)}),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "compiled" and "Warning" not in done.stderr, done.stderr
 
 
 def test_an_unreadable_manifest_is_named_and_the_engine_runs_pure(tmp_path: Path) -> None:
