@@ -11,7 +11,10 @@
 With ``--baseline REV``, only matches per minute with 2 worker processes, this tree's runner
 against REV's (its engine, SDK and bot start-up; exported with ``git archive``, its engine
 compiled when REV knows how), the platform worker being this tree's for both: ``--rounds``
-rounds, the two taking turns, each reporting its median round.
+rounds, the two taking turns, each reporting its median round, and the CPU a match costs
+beyond the runner (median over the rounds): the platform worker (claiming, storing, rating:
+Celery's share included), PostgreSQL and Redis. The runner's own (bots included, which a
+session's accounting misses) is what bench/match_profile.py splits.
 
 Runs on a fresh SQLite database and the embedded broker in a temporary folder, unless
 --use-env (then DATABASE_URL / REDIS_URL as configured, e.g. PostgreSQL and Redis).
@@ -110,14 +113,22 @@ def _against_baseline(versions: list, count: int, rounds: int, rev: str, sandbox
         f"{sandbox}), {count} per run, {rounds} rounds, the runners taking turns:"
     )
     rates: dict[str, list[float]] = {name: [] for name in trees}
+    cpu: dict[str, list[dict[str, float]]] = {name: [] for name in trees}
     for _ in range(rounds):
         for name, source in trees.items():
             rates[name].append(_throughput(versions, count, 2, runner_tree=source))
+            cpu[name].append(_CPU_PER_MATCH[-1])
     medians = {name: statistics.median(values) for name, values in rates.items()}
     for name, value in medians.items():
         print(f"  {name:50} {value:7.1f}  (rounds: {', '.join(f'{r:.0f}' for r in rates[name])})")
     base, ours = medians.values()
     print(f"  ratio, this tree to {commit}: {ours / base:.2f}x")
+    print("CPU per match beyond the runner, ms (median of the rounds):")
+    for name, runs in cpu.items():
+        roles = [role for role in runs[0] if role != "runner"]
+        shares = {role: statistics.median(run[role] for run in runs) * 1000 for role in roles}
+        parts = ", ".join(f"{role} {ms:.0f}" for role, ms in shares.items())
+        print(f"  {name:50} {sum(shares.values()):6.0f}  ({parts})")
 
 
 def _throughput(versions: list, count: int, processes: int, runner_tree=None) -> float:  # noqa: ANN001
@@ -138,7 +149,7 @@ def _throughput(versions: list, count: int, processes: int, runner_tree=None) ->
             hostname=f"bench-{processes}-{tag}@bench",
             queues=["celery"],
             concurrency=processes,
-        ),
+        ) as platform,
         celery_worker(
             env=runner_env,
             hostname=f"bench-runner-{processes}-{tag}@bench",
@@ -146,8 +157,10 @@ def _throughput(versions: list, count: int, processes: int, runner_tree=None) ->
             concurrency=processes,
             app="hearts_runner",
             cwd=runner_tree or ROOT,
-        ),
+        ) as runner,
     ):
+        roles = {"runner": runner.process.pid, "platform worker": platform.process.pid}
+        before = _cpu_by_role(roles)
         started = time.perf_counter()
         ids = [
             services.match_create(
@@ -159,10 +172,43 @@ def _throughput(versions: list, count: int, processes: int, runner_tree=None) ->
         while Match.objects.filter(pk__in=ids).exclude(status__in=done).exists():
             time.sleep(0.2)
         elapsed = time.perf_counter() - started
+        after = _cpu_by_role(roles)
+    _CPU_PER_MATCH.append({role: (after[role] - before[role]) / count for role in after})
     failed = Match.objects.filter(pk__in=ids, status=Match.Status.FAILED).count()
     if failed:
         print(f"  ({failed} matches failed)")
     return count / elapsed * 60
+
+
+#: CPU seconds per match by role, one entry per _throughput run (appended in order).
+_CPU_PER_MATCH: list[dict[str, float]] = []
+_TICKS = os.sysconf("SC_CLK_TCK")
+
+
+def _cpu_by_role(sessions: dict[str, int]) -> dict[str, float]:
+    """CPU seconds so far of each worker's session (its processes, with what they reaped:
+    the bots a runner started) and of the PostgreSQL and Redis servers, from /proc."""
+    totals = dict.fromkeys([*sessions, "postgresql", "redis"], 0.0)
+    by_session = {sid: role for role, sid in sessions.items()}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as stat:
+                head, _, rest = stat.read().rpartition(")")
+        except OSError:
+            continue
+        fields = rest.split()
+        command = head.partition("(")[2]
+        session = int(fields[3])
+        seconds = sum(int(f) for f in fields[11:15]) / _TICKS  # utime stime cutime cstime
+        if session in by_session:
+            totals[by_session[session]] += seconds
+        elif command.startswith("postgres"):
+            totals["postgresql"] += seconds
+        elif command.startswith("redis-server"):
+            totals["redis"] += seconds
+    return totals
 
 
 def _rankings(stored: int) -> None:
