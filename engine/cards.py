@@ -20,6 +20,7 @@ with :func:`fold` tells which faces are present.
 
 from __future__ import annotations
 
+import gc
 from collections.abc import Iterable
 from typing import Final
 
@@ -36,6 +37,8 @@ SPADES: Final = 3
 #: ``int.bit_count`` as a plain function: compiled (mypyc), ``mask.bit_count()`` looks the
 #: method up by name at every call, and this is called straight (pure Python: no slower).
 _bit_count: Final = int.bit_count
+#: Whether this module runs compiled (its file then is the extension, not the source).
+_COMPILED: Final = not __file__.endswith(".py")
 
 DECK_SIZE: Final = 52
 #: Mask of every card of one deck.
@@ -130,6 +133,46 @@ def fold(mask: int) -> int:
     return (mask | (mask >> DECK_SIZE)) & FULL_DECK
 
 
+# Pure Python: text lists for 13-bit chunks of a mask, four lookups per mask (the per-card
+# loop below is the faster where compiled, these tables where interpreted).
+_CHUNK: Final = 13
+_CHUNK_MASK: Final = (1 << _CHUNK) - 1
+
+
+def _chunk_table(offset: int) -> tuple[tuple[str, ...], ...]:
+    names = CARD_TEXTS[offset : offset + _CHUNK]
+    # Entry (high << 7) | low is the cards of the low 7 bits, then those of the high 6 bits;
+    # each half is built by doubling (the entries with bit b set: every earlier one + card b).
+    low: list[tuple[str, ...]] = [()]
+    for name in names[:7]:
+        low += [entry + (name,) for entry in low]
+    high: list[tuple[str, ...]] = [()]
+    for name in names[7:]:
+        high += [entry + (name,) for entry in high]
+    return tuple([a + b for b in high for a in low])
+
+
+#: The four tables, built at their first use (:func:`_texts_by_chunk`): 32,768 small tuples,
+#: some 3 MB, that a bot process which never lists cards by text does not need.
+_TEXTS_BY_CHUNK: Final[list[tuple[tuple[str, ...], ...]]] = []
+
+
+def _texts_by_chunk() -> list[tuple[tuple[str, ...], ...]]:
+    """The chunk tables (:data:`_TEXTS_BY_CHUNK`), built at the first call."""
+    if not _TEXTS_BY_CHUNK:
+        # With the garbage collector on, its passes over everything already allocated would
+        # cost several times the building.
+        collecting = gc.isenabled()
+        gc.disable()
+        try:
+            tables = [_chunk_table(offset) for offset in range(0, DECK_SIZE, _CHUNK)]
+        finally:
+            if collecting:
+                gc.enable()
+        _TEXTS_BY_CHUNK[:] = tables  # (all four at once, whoever else is building them)
+    return _TEXTS_BY_CHUNK
+
+
 # The text of a one-bit mask 1 << i (i < 52) is at (1 << i) % 67: 2 has order 66 modulo the
 # prime 67, so the 52 remainders differ.
 _TEXT_OF_BIT: Final = tuple(
@@ -145,12 +188,15 @@ _INDEX_OF_BIT: Final = tuple(
 
 
 def texts_of(m: int) -> list[str]:
-    """The sorted texts of a first-deck mask, a card per step (the text API's hot path:
-    every ``legal_actions`` ends here).
+    """The sorted texts of a first-deck mask (the text API's hot path: every
+    ``legal_actions`` ends here): compiled, a card per step; interpreted, by chunk tables.
 
     >>> texts_of(mask_of(["KS", "3H", "2C"]))
     ['2C', '3H', 'KS']
     """
+    if not _COMPILED:
+        t0, t1, t2, t3 = _TEXTS_BY_CHUNK or _texts_by_chunk()
+        return [*t0[m & 8191], *t1[(m >> 13) & 8191], *t2[(m >> 26) & 8191], *t3[m >> 39]]
     texts: list[str] = []
     while m:
         low = m & -m
