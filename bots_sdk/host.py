@@ -22,7 +22,7 @@ from bots_sdk.protocol import (
     VERSION,
     ProtocolError,
     clean_text,
-    decode,
+    decode_trusted,
     encode,
 )
 from bots_sdk.runtime import THREADS
@@ -55,7 +55,7 @@ def serve(source: str, inp: BinaryIO, out: BinaryIO, workdir: str) -> int:
     bot: Bot | None = None
     for line in inp:
         try:
-            message = decode(line)
+            message = decode_trusted(line)
         except ProtocolError as exc:
             _send(out, {"type": "error", "class": "protocol", "detail": str(exc)})
             return 2

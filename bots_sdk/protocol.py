@@ -195,6 +195,24 @@ def decode(line: bytes) -> dict[str, Any]:
     return message
 
 
+def decode_trusted(line: bytes) -> dict[str, Any]:
+    """A line from the referee, as a bot's host reads it: by ``json`` alone. :func:`decode`'s
+    guards (depth, digits, repeated keys) protect the referee from what a bot writes; the
+    host's input is the referee's own, and they would cost every decision of every bot some
+    70 µs of its clock. :class:`ProtocolError` if it is not a message.
+
+    >>> decode_trusted(b'{"type": "bye"}')
+    {'type': 'bye'}
+    """
+    try:
+        message = json.loads(line)
+    except (ValueError, RecursionError):
+        raise ProtocolError(f"not a JSON object: {_snippet(line)}") from None
+    if not isinstance(message, dict) or not isinstance(message.get("type"), str):
+        raise ProtocolError(f"not a JSON object with a 'type': {_snippet(line)}")
+    return message
+
+
 def _kind_of(value: Any) -> str:
     """The JSON name of a value's type, for messages."""
     if value is None:
