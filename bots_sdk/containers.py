@@ -74,7 +74,8 @@ DOCKER_SETTINGS = ("DOCKER_HOST", "DOCKER_TLS_VERIFY", "DOCKER_CERT_PATH", "DOCK
 LABEL = "bidel.bot"
 SDK_LABEL = "bidel.sdk"
 _RECEIVE = (
-    "import sys; sys.path[:0] = ['/sdk']; from bots_sdk.host import receive; sys.exit(receive())"
+    "import sys; sys.path[:0] = ['/sdk']; from bots_sdk.host import receive, leave; "
+    "leave(receive())"
 )
 _BRIDGE = (
     "import sys; sys.path[:0] = [{root!r}]; from bots_sdk.containers import bridge; "

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, NoReturn
 
 from bots_sdk.bot import Bot
 from bots_sdk.loader import load_bot
@@ -155,5 +155,18 @@ def main(argv: list[str] | None = None) -> int:
     return serve(args[0], sys.stdin.buffer, protocol_out, workdir)
 
 
+def leave(code: int) -> NoReturn:
+    """End the bot's process with ``code`` at once, its output flushed: the interpreter's
+    teardown (some 10 ms of CPU a bot, which no clock but the platform's pays) is skipped.
+    Nothing of the bot's runs there: its hooks were called before ``bye``."""
+    for stream in (sys.stdout, sys.stderr, sys.__stdout__, sys.__stderr__):
+        try:
+            if stream is not None:
+                stream.flush()
+        except Exception:  # noqa: BLE001, S110 — a closed stream has nothing left to flush
+            pass
+    os._exit(code)
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    leave(main())

@@ -19,7 +19,6 @@ True
 
 from __future__ import annotations
 
-import importlib.util
 from dataclasses import dataclass
 from functools import cache
 from typing import TYPE_CHECKING
@@ -47,7 +46,8 @@ class Package:
 @cache
 def packages() -> tuple[Package, ...]:
     """The runtime packages installed here (the others are not offered)."""
-    # (here: every bot's host imports this module for THREADS, and needs neither)
+    # (here: every bot's host imports this module for THREADS, and needs none of them)
+    import importlib.util
     from importlib import metadata
     from pathlib import Path
 

@@ -43,7 +43,7 @@ from typing import Any
 from bots_sdk import cgroups, seccomp
 
 SDK_ROOT = Path(__file__).resolve().parent.parent
-_HOST = "import sys; sys.path[:0] = ['/sdk']; from bots_sdk.host import main; sys.exit(main())"
+_HOST = "import sys; sys.path[:0] = ['/sdk']; from bots_sdk.host import main, leave; leave(main())"
 
 
 class SandboxUnavailable(RuntimeError):

@@ -173,18 +173,28 @@ def _texts_by_chunk() -> list[tuple[tuple[str, ...], ...]]:
     return _TEXTS_BY_CHUNK
 
 
+def _texts_by_bit() -> tuple[str, ...]:
+    table = [""] * 67
+    for i in range(DECK_SIZE):
+        table[(1 << i) % 67] = CARD_TEXTS[i]
+    return tuple(table)
+
+
+def _indices_by_bit() -> tuple[int, ...]:
+    table = [-1] * 131
+    for i in range(2 * DECK_SIZE):
+        table[(1 << i) % 131] = i
+    return tuple(table)
+
+
 # The text of a one-bit mask 1 << i (i < 52) is at (1 << i) % 67: 2 has order 66 modulo the
 # prime 67, so the 52 remainders differ.
-_TEXT_OF_BIT: Final = tuple(
-    next((CARD_TEXTS[i] for i in range(DECK_SIZE) if (1 << i) % 67 == r), "") for r in range(67)
-)
+_TEXT_OF_BIT: Final = _texts_by_bit()
 
 
 # The index of a one-bit mask 1 << i (i < 130: either deck) is at (1 << i) % 131, as 2 has
 # order 130 modulo the prime 131.
-_INDEX_OF_BIT: Final = tuple(
-    next((i for i in range(2 * DECK_SIZE) if (1 << i) % 131 == r), -1) for r in range(131)
-)
+_INDEX_OF_BIT: Final = _indices_by_bit()
 
 
 def texts_of(m: int) -> list[str]:
