@@ -68,35 +68,12 @@ def main() -> None:
 
 def _against_baseline(versions: list, count: int, rounds: int, rev: str, sandbox: str) -> None:
     import subprocess
-    import tempfile
-    from pathlib import Path
+
+    from trees import export
 
     import engine
 
-    tree = Path(tempfile.mkdtemp(prefix="bidel-baseline-"))
-    commit = subprocess.run(
-        ["git", "-C", str(ROOT), "rev-parse", "--short", rev],
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout.strip()
-    archive = subprocess.run(
-        ["git", "-C", str(ROOT), "archive", "--format=tar", commit],
-        capture_output=True,
-        check=True,
-    ).stdout
-    subprocess.run(["tar", "-x", "-C", str(tree)], input=archive, check=True)
-    if (tree / "sdk" / "setup.py").exists():  # a commit that compiles its engine: compile it
-        subprocess.run(
-            [sys.executable, "setup.py", "build_ext", "--inplace", "-q"],
-            cwd=tree / "sdk",
-            check=True,
-            capture_output=True,
-        )
-    # Its bytecode written too, as this tree's is: sandboxed bots see both read-only.
-    subprocess.run(
-        [sys.executable, "-m", "compileall", "-q", "engine", "bots_sdk"], cwd=tree, check=True
-    )
+    commit, tree = export(rev)
     build = subprocess.run(
         [sys.executable, "-c", "import engine; print(getattr(engine, 'BUILD', 'pure'))"],
         cwd=tree,

@@ -18,11 +18,11 @@ import os
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+from trees import ROOT, export
+
 BOTS = ["bots_sdk/examples/ducker.py", "bots_sdk/examples/dumper.py"] * 2
 # One player of the matches, run in the tree given as its working folder.
 PLAYER = """
@@ -43,30 +43,6 @@ def rate(tree: Path, matches: int) -> float:
     if any(player.wait() for player in players):
         raise SystemExit("a player failed")
     return 2 * matches / (time.perf_counter() - started) * 60
-
-
-def export(rev: str) -> tuple[str, Path]:
-    """REV's tree in a temporary folder, ready to run (as platform_bench.py prepares it)."""
-    commit = subprocess.run(
-        ["git", "-C", str(ROOT), "rev-parse", "--short", rev],
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout.strip()
-    tree = Path(tempfile.mkdtemp(prefix="bidel-baseline-"))
-    archive = subprocess.run(["git", "-C", str(ROOT), "archive", commit], capture_output=True)
-    subprocess.run(["tar", "-x", "-C", str(tree)], input=archive.stdout, check=True)
-    if (tree / "sdk" / "setup.py").exists():
-        subprocess.run(
-            [sys.executable, "setup.py", "build_ext", "--inplace", "-q"],
-            cwd=tree / "sdk",
-            check=True,
-            capture_output=True,
-        )
-    subprocess.run(
-        [sys.executable, "-m", "compileall", "-q", "engine", "bots_sdk"], cwd=tree, check=True
-    )
-    return commit, tree
 
 
 def main() -> None:
