@@ -25,6 +25,7 @@ from bots_sdk.protocol import (
     clean_text,
     decode,
     decode_reply,
+    decode_trusted,
     encode,
 )
 from bots_sdk.view import View
@@ -207,3 +208,21 @@ def test_the_view_is_defined_once_and_documented_field_by_field() -> None:
     assert set(PHASE_DECISIONS) == {phase.value for phase in Phase}
     assert set(PHASE_DECISIONS.values()) - {"none"} == set(DECISION_METHODS)
     assert all(callable(getattr(Bot, method)) for method in DECISION_METHODS.values())
+
+
+@pytest.mark.parametrize(
+    "line, why",
+    [
+        (b"not json\n", "not a JSON object"),
+        (b"\xff\xfe\n", "not a JSON object"),
+        (b"[" * 100_000 + b"\n", "not a JSON object"),
+        (b"[1, 2]\n", "with a 'type'"),
+        (b'{"type": 3}\n', "with a 'type'"),
+    ],
+)
+def test_the_hosts_reader_refuses_what_is_not_a_message_saying_why(line: bytes, why: str) -> None:
+    """The host reads the referee's lines with json alone; a broken one is still a
+    ProtocolError (the host answers it with a protocol error), never another exception."""
+    with pytest.raises(ProtocolError, match=why):
+        decode_trusted(line)
+    assert decode_trusted(b'{"type": "act", "id": 7}\n') == {"type": "act", "id": 7}
