@@ -64,6 +64,14 @@ def hand_frame(
 ) -> dict[str, Any]:
     """One hand's frame from its record entry and its tricks; ``result`` once it is over;
     ``current`` (leader, plays) is a trick still being played."""
+    taken = [0] * rules.players
+    done = [_trick_out(trick.leader, trick.plays, trick.winner, values, taken) for trick in tricks]
+    return _frame(_hand_base(rules, hand_number, entry), done, current, taken, entry, result)
+
+
+def _hand_base(rules: RuleSet, hand_number: int, entry: dict[str, Any]) -> dict[str, Any]:
+    """What a hand's frames share once its passes are known: the deal, the hands after
+    passing, the passes."""
     n = rules.players
     deal = entry.get("deal") or [[] for _ in range(n)]
     held = [Counter(cards) for cards in deal]
@@ -79,31 +87,7 @@ def hand_frame(
             held[seat].subtract(cards)
             held[pass_to[seat]].update(cards)
             received[pass_to[seat]] = sorted(cards)
-    taken = [0] * n
-    tricks_out = []
-    for trick in tricks:
-        if trick.winner is not None:
-            taken[trick.winner] += sum(values.get(card, 0) for _, card in trick.plays)
-        tricks_out.append(
-            {
-                "leader": trick.leader,
-                "plays": [list(p) for p in trick.plays],
-                "winner": trick.winner,
-                "taken": taken[:],
-            }
-        )
-    if current is not None and current[1]:
-        leader, plays = current
-        tricks_out.append(
-            {
-                "leader": leader,
-                "plays": [list(p) for p in plays],
-                "winner": None,
-                "taken": taken[:],
-                "open": True,
-            }
-        )
-    frame: dict[str, Any] = {
+    return {
         "number": hand_number,
         "void": False,
         "dealt": [sorted(cards) for cards in deal],
@@ -112,45 +96,109 @@ def hand_frame(
         "pass_to": pass_to,
         "received": received,
         "pass_direction": rules.pass_direction(hand_number),
-        "tricks": tricks_out,
-        "trump": entry.get("trump"),
-        "over": result is not None,
     }
+
+
+def _trick_out(
+    leader: int,
+    plays: Sequence[tuple[int, str]],
+    winner: int | None,
+    values: dict[str, int],
+    taken: list[int],
+) -> dict[str, Any]:
+    """A completed trick's part of a frame; adds its points to ``taken`` (the hand's so far)."""
+    if winner is not None:
+        taken[winner] += sum(values.get(card, 0) for _, card in plays)
+    return {"leader": leader, "plays": [list(p) for p in plays], "winner": winner, "taken": taken[:]}
+
+
+def _frame(
+    base: dict[str, Any],
+    done: list[dict[str, Any]],
+    current: tuple[int, Sequence[tuple[int, str]]] | None,
+    taken: list[int],
+    entry: dict[str, Any],
+    result: dict[str, Any] | None,
+) -> dict[str, Any]:
+    tricks_out = done
+    if current is not None and current[1]:
+        leader, plays = current
+        tricks_out = [
+            *done,
+            {
+                "leader": leader,
+                "plays": [list(p) for p in plays],
+                "winner": None,
+                "taken": taken[:],
+                "open": True,
+            },
+        ]
+    frame = {**base, "tricks": tricks_out, "trump": entry.get("trump"), "over": result is not None}
     frame |= result or {"points": None, "scores": None, "shooter": None, "totals": None}
     return frame
 
 
 def live_frame(state: GameState) -> tuple[int, dict[str, Any]]:
     """The index (in the game) and frame of the hand in progress, or of the hand just over."""
-    rules = state.rules
-    values = point_values(rules)
-    if state.phase is Phase.HAND_OVER or state.phase is Phase.GAME_OVER:
-        if not state.history:
-            raise ValueError("no hand has been played")
-        last = state.history[-1]
-        result = {
-            "points": list(last.points),
-            "scores": list(last.scores),
-            "shooter": last.shooter,
-            "totals": list(state.totals),
-        }
-        frame = hand_frame(rules, last.hand_number, last.to_json(), last.tricks, values, result)
-        frame["void"] = last.void
-        return len(state.history) - 1, frame
-    entry = state.current_hand_json()
-    assert entry is not None  # a hand is in progress
-    seen = state.observation(state.current)
-    frame = hand_frame(
-        rules,
-        state.hand_number,
-        entry,
-        seen.tricks,
-        values,
-        None,
-        current=(seen.leader if seen.leader is not None else state.current, seen.trick),
-    )
-    frame["totals_before"] = list(state.totals)
-    return len(state.history), frame
+    return LiveFrames()(state)
+
+
+class LiveFrames:
+    """:func:`live_frame` for the successive states of one game, each frame built from what
+    the hand's earlier ones already worked out (the hands after passing, the tricks played
+    out): a live feed asks for one after every decision. The frames share those parts:
+    read them, never change them."""
+
+    def __init__(self) -> None:
+        self._values: dict[str, int] | None = None
+        self._key: tuple[Any, ...] | None = None
+        self._base: dict[str, Any] = {}
+        self._done: list[dict[str, Any]] = []
+        self._taken: list[int] = []
+
+    def __call__(self, state: GameState) -> tuple[int, dict[str, Any]]:
+        rules = state.rules
+        if self._values is None:
+            self._values = point_values(rules)
+        values = self._values
+        if state.phase is Phase.HAND_OVER or state.phase is Phase.GAME_OVER:
+            return _finished_frame(state, values)
+        entry = state.current_hand_json()
+        assert entry is not None  # a hand is in progress
+        passes = entry.get("passes")
+        key = (
+            state.hand_number,
+            entry["deal"],
+            passes if passes is not None and len(passes) >= rules.players else None,
+        )
+        if key != self._key:
+            self._key = key
+            self._base = _hand_base(rules, state.hand_number, entry)
+            self._done, self._taken = [], [0] * rules.players
+        for trick in state.completed_tricks(len(self._done)):
+            self._done.append(
+                _trick_out(trick.leader, trick.plays, trick.winner, values, self._taken)
+            )
+        plays = state.open_trick()
+        current = (plays[0][0], plays) if plays else None
+        frame = _frame(self._base, self._done[:], current, self._taken, entry, None)
+        frame["totals_before"] = list(state.totals)
+        return len(state.history), frame
+
+
+def _finished_frame(state: GameState, values: dict[str, int]) -> tuple[int, dict[str, Any]]:
+    if not state.history:
+        raise ValueError("no hand has been played")
+    last = state.history[-1]
+    result = {
+        "points": list(last.points),
+        "scores": list(last.scores),
+        "shooter": last.shooter,
+        "totals": list(state.totals),
+    }
+    frame = hand_frame(state.rules, last.hand_number, last.to_json(), last.tricks, values, result)
+    frame["void"] = last.void
+    return len(state.history) - 1, frame
 
 
 def bystander_frame(frame: dict[str, Any]) -> dict[str, Any]:

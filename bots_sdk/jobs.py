@@ -19,7 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from bots_sdk.frames import bystander_frame, live_frame, table_shape
+from bots_sdk.frames import LiveFrames, bystander_frame, table_shape
 from bots_sdk.participants import Participant, ParticipantError
 from bots_sdk.protocol import clean_text
 from bots_sdk.runner import People, TimeControl, run_match
@@ -160,12 +160,13 @@ def live_observer(
     """An observer for :func:`run_match` that publishes the table, then the frame of the hand
     in progress after every change (redacted for a bystander)."""
     seen: dict[str, Any] = {}
+    frames: dict[int, LiveFrames] = {}
 
     def observe(game: int, state: GameState) -> None:
         if "table" not in seen:
             seen["table"] = True
             publish({"type": "table", **table_shape(state.rules), "audience": audience})
-        hand, frame = live_frame(state)
+        hand, frame = frames.setdefault(game, LiveFrames())(state)
         if audience == "bystander":
             frame = bystander_frame(frame)
         publish({"type": "frame", "game": game, "hand": hand, "frame": frame})
@@ -184,7 +185,8 @@ def run_job(
 ) -> JobResult:
     """Play ``job``; never raises for a bad job, a bad bot or a missing sandbox: the result
     says why there is no game. ``publish`` receives the live feed's events when the job asks
-    for one (:attr:`Job.live`); ``people`` reaches its persons' seats, if it has any."""
+    for one (:attr:`Job.live`), and is closed (``publish.close()``, if it has one) before this
+    returns; ``people`` reaches its persons' seats, if it has any."""
     observer = None
     if job.live and publish is not None:
         observer = live_observer(job.live, publish)
@@ -194,6 +196,9 @@ def run_job(
         if result.ok and result.game and job.live == "all":
             end["winners"] = result.game.get("winners")
         publish(end)
+    close = getattr(publish, "close", None)
+    if close is not None:  # a publisher that sends in the background: the rest, now
+        close()
     return result
 
 

@@ -708,6 +708,16 @@ class GameState:
         """Every card played this hand, in order."""
         return [CARD_TEXTS[c] for c in self._play_indices()]
 
+    def completed_tricks(self, start: int = 0) -> list[Trick]:
+        """The tricks of this hand played out, oldest first, from the ``start``-th on (what
+        every seat's :meth:`observation` shows as ``tricks``)."""
+        return _tricks(self.trick_log[start:], self.n)
+
+    def open_trick(self) -> list[tuple[int, str]]:
+        """The (seat, card) plays of the trick being played, in order (empty between tricks)."""
+        n, leader = self.n, self.leader
+        return [((leader + i) % n, CARD_TEXTS[c]) for i, c in enumerate(self.trick_cards)]
+
     def clone(self) -> GameState:
         """An independent copy, for simulation."""
         # Spelled out rather than looped over __slots__: clones are made by the thousand.
@@ -784,7 +794,7 @@ class GameState:
             hand_number=self.hand_number,
             hand=cards_to_texts_multi(self.hands[seat]),
             legal=self.legal_actions() if self.current_seat == seat else [],
-            trick=[((self.leader + i) % n, CARD_TEXTS[c]) for i, c in enumerate(self.trick_cards)],
+            trick=self.open_trick(),
             tricks=_tricks(self.trick_log, n),
             leader=self.leader if self.phase is _PLAY else None,
             points_taken=[self._points(mask & ~hidden_kitty) for mask in self.taken],

@@ -14,10 +14,13 @@ import pytest
 from django.conf import settings
 
 from arena import live
-from bots_sdk.frames import replay_frames
+from bots_sdk.frames import LiveFrames, hand_frame, point_values, replay_frames
 from bots_sdk.jobs import Job, run_job
 from bots_sdk.participants import Participant
 from bots_sdk.runner import run_match
+from engine.rules import PRESETS, RuleSet
+from engine.state import GameState, Phase
+from hearts_runner import live as feeds
 from hearts_runner.live import FileFeed, Publisher, RedisFeed
 from tests.support import requires_redis
 
@@ -87,6 +90,46 @@ def test_a_bystanders_feed_never_carries_a_card_before_it_is_played(rules: str) 
     assert sum(first["held"]) == sum(len(d) for d in game["hands"][0]["deal"])
 
 
+def _frame_from_scratch(state: GameState) -> tuple[int, dict[str, Any]]:
+    """A frame of the hand in progress as a bot's observation shows it, nothing remembered."""
+    if state.phase in (Phase.HAND_OVER, Phase.GAME_OVER):
+        return LiveFrames()(state)
+    seen = state.observation(state.current)
+    entry = state.current_hand_json()
+    assert entry is not None
+    leader = seen.leader if seen.leader is not None else state.current
+    frame = hand_frame(
+        state.rules,
+        state.hand_number,
+        entry,
+        seen.tricks,
+        point_values(state.rules),
+        None,
+        current=(leader, seen.trick),
+    )
+    frame["totals_before"] = list(state.totals)
+    return len(state.history), frame
+
+
+@pytest.mark.parametrize("preset", sorted(PRESETS))
+def test_a_games_live_frames_are_the_frames_built_from_scratch(preset: str) -> None:
+    """The feed's frames are built from what the hand's earlier frames worked out; each one
+    is the frame of its state alone, in every preset, across hands (passes, trumps, redeals)."""
+    import random
+
+    state, rng = GameState(RuleSet.from_preset(preset), seed=29), random.Random(3)
+    frames, seen = LiveFrames(), 0
+    while not state.is_game_over and seen < 4 * 60:
+        expected = json.loads(json.dumps(_frame_from_scratch(state)))
+        assert json.loads(json.dumps(frames(state))) == expected, (preset, seen)
+        if state.phase is Phase.HAND_OVER:
+            state.next_hand()
+        else:
+            state.apply(rng.choice(state.legal_actions()))
+        seen += 1
+    assert seen > 52
+
+
 def test_an_observer_that_fails_never_touches_the_match() -> None:
     calls = []
 
@@ -111,6 +154,65 @@ def test_a_publisher_whose_feed_fails_goes_quiet() -> None:
     publisher = Publisher(Down(), "match-1", "run")  # type: ignore[arg-type]
     publisher({"type": "table"})
     assert publisher.failed
+
+
+class _SlowFeed:
+    """A feed whose sends wait for the test's go-ahead: what the referee hands a background
+    publisher meanwhile piles up and leaves in order, in fewer sends than events."""
+
+    def __init__(self) -> None:
+        import threading
+
+        self.batches: list[list[str]] = []
+        self.go = threading.Event()
+
+    def reset(self, key: str) -> None:
+        pass
+
+    def publish(self, key: str, event: dict[str, Any]) -> None:
+        raise AssertionError("a background publisher sends its events together")
+
+    def publish_lines(self, key: str, lines: list[str]) -> None:
+        self.go.wait(30)
+        self.batches.append(lines)
+
+
+def test_a_background_publisher_never_keeps_the_referee_waiting_and_loses_nothing() -> None:
+    feed = _SlowFeed()
+    publisher = Publisher(feed, "match-1", "run", background=True)  # type: ignore[arg-type]
+    for n in range(200):
+        publisher({"type": "frame", "n": n})  # returns at once: the feed is stuck
+    assert sum(len(b) for b in feed.batches) == 0
+    feed.go.set()
+    publisher.close()
+    sent = [json.loads(line) for batch in feed.batches for line in batch]
+    assert [e["seq"] for e in sent] == list(range(200)) and [e["n"] for e in sent] == list(range(200))
+    assert len(feed.batches) < 200  # what piled up went out together
+    publisher({"type": "late"})  # after close: dropped, never raised
+    assert sum(len(b) for b in feed.batches) == 200
+
+
+def test_a_background_publisher_gives_up_a_feed_that_falls_too_far_behind(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(feeds, "BACKLOG_LIMIT", 50)
+    feed = _SlowFeed()
+    publisher = Publisher(feed, "match-1", "run", background=True)  # type: ignore[arg-type]
+    for n in range(120):
+        publisher({"type": "frame", "n": n})
+    assert publisher.failed  # the match goes on unwatched; the runner's memory stays bounded
+    feed.go.set()
+    publisher.close()
+    assert sum(len(b) for b in feed.batches) <= 50
+
+
+def test_run_job_hands_over_a_background_feed_complete() -> None:
+    events: list[dict[str, Any]] = []
+    publisher = Publisher(_ListFeed(events), "match-1", "run", background=True)
+    result = run_job(_job("standard", "all"), publish=publisher)
+    assert result.ok
+    assert events[-1]["type"] == "end"  # sent before run_job returned
+    assert [e["seq"] for e in events] == list(range(len(events)))
 
 
 def _follow_and_publish(feed: Any, key: str) -> tuple[list[str], list[str]]:
