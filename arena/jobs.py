@@ -318,5 +318,8 @@ def job_store(*, result: dict[str, Any]) -> bool:
     if stored:  # its spectators may load the replay now (or wait for the next attempt)
         key = live.key_for("match", parsed.ref)
         status = Match.objects.filter(pk=parsed.ref).values_list("status", flat=True).first()
-        transaction.on_commit(lambda: live.announce(key, {"type": "stored", "status": status}))
+        final = status in (Match.Status.FINISHED, Match.Status.FAILED)
+        transaction.on_commit(
+            lambda: live.announce(key, {"type": "stored", "status": status}, final=final)
+        )
     return stored

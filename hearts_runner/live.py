@@ -31,7 +31,7 @@ import orjson
 
 logger = logging.getLogger(__name__)
 
-#: How long a finished match's feed stays readable (its replay is in the database by then).
+#: How long a feed stays readable when nothing says its match is over (a lost runner's).
 TTL_SECONDS = 6 * 3600
 #: How often a file feed is polled for new lines.
 FILE_POLL_SECONDS = 0.02
@@ -49,6 +49,10 @@ class Feed(Protocol):
     def publish_lines(self, key: str, lines: list[str]) -> None: ...
 
     def history(self, key: str) -> list[str]: ...
+
+    def last(self, key: str) -> str | None: ...
+
+    def retire(self, key: str, seconds: float) -> None: ...
 
     def follow(self, key: str, ready: asyncio.Event) -> AsyncIterator[str]: ...
 
@@ -84,6 +88,13 @@ class RedisFeed:
     def history(self, key: str) -> list[str]:
         return [b.decode() for b in self.client.lrange(self.name(key), 0, -1)]
 
+    def last(self, key: str) -> str | None:
+        found = self.client.lindex(self.name(key), -1)
+        return None if found is None else found.decode()
+
+    def retire(self, key: str, seconds: float) -> None:
+        self.client.expire(self.name(key), max(1, int(seconds)))
+
     async def follow(self, key: str, ready: asyncio.Event) -> AsyncIterator[str]:
         import redis.asyncio
 
@@ -114,6 +125,20 @@ class FileFeed:
         fresh = self.folder / f".{key}.new"
         fresh.write_bytes(b"")
         os.replace(fresh, self.path(key))  # a follower sees a new file, not a cut one
+        self.sweep()
+
+    def sweep(self, now: float | None = None) -> int:
+        """Remove the feeds nothing was written to for TTL_SECONDS; how many."""
+        cutoff = (time.time() if now is None else now) - TTL_SECONDS
+        removed = 0
+        for entry in os.scandir(self.folder):
+            try:
+                if entry.name.endswith(".jsonl") and entry.stat().st_mtime < cutoff:
+                    os.unlink(entry.path)
+                    removed += 1
+            except FileNotFoundError:
+                continue
+        return removed
 
     def publish(self, key: str, event: dict[str, Any]) -> None:
         self.publish_lines(key, [encode(event)])
@@ -132,6 +157,13 @@ class FileFeed:
         except FileNotFoundError:
             return []
         return [line.decode() for line in data.split(b"\n")[:-1]]  # the last one is partial
+
+    def last(self, key: str) -> str | None:
+        lines = self.history(key)
+        return lines[-1] if lines else None
+
+    def retire(self, key: str, seconds: float) -> None:
+        """Files are not timed: :meth:`reset` sweeps the feeds untouched for TTL_SECONDS."""
 
     async def follow(self, key: str, ready: asyncio.Event) -> AsyncIterator[str]:
         path = self.path(key)
@@ -297,17 +329,25 @@ def run_of(claim: str) -> str:
     return hashlib.sha256(claim.encode()).hexdigest()[:12]
 
 
-def announce(key: str, event: dict[str, Any]) -> None:
+#: How long a feed stays once its match is over for good (stored, or failed for good): its
+#: spectators got the news, and the page of a finished match shows the stored replay.
+RETIRED_TTL_SECONDS = 120
+
+
+def announce(key: str, event: dict[str, Any], *, final: bool = False) -> None:
     """Add ``event`` to the end of the current run of ``key``'s feed (the platform, once it has
-    stored the match: spectators then load its replay). Never raises."""
+    stored the match: spectators then load its replay); ``final``: the match is over for good,
+    its feed is dropped soon (RETIRED_TTL_SECONDS). Never raises."""
     try:
         feed = shared_feed()
-        history = feed.history(key)
-        if not history:
+        newest = feed.last(key)
+        if newest is None:
             return
-        last = json.loads(history[-1])
+        last = json.loads(newest)
         event = {"seq": int(last["seq"]) + 1, "run": last["run"], "at": time.time(), **event}
         feed.publish(key, event)
+        if final:
+            feed.retire(key, RETIRED_TTL_SECONDS)
     except Exception:  # noqa: BLE001 — spectators reload by themselves at worst
         logger.exception("could not announce %s on the live feed %s", event.get("type"), key)
 

@@ -250,6 +250,42 @@ def test_a_file_feed_is_followed_and_kept(tmp_path: Path) -> None:
     assert feed.history("match-5") == []
 
 
+def test_a_file_feeds_folder_sheds_the_feeds_nothing_wrote_to_for_hours(tmp_path: Path) -> None:
+    import os
+    import time
+
+    feed = FileFeed(tmp_path / "live")
+    for key in ("match-1", "match-2"):
+        Publisher(feed, key, "r")({"type": "table"})
+    hours_ago = time.time() - feeds.TTL_SECONDS - 60
+    os.utime(feed.path("match-1"), (hours_ago, hours_ago))
+    Publisher(feed, "match-3", "r")  # a runner starting a match sweeps the folder
+    assert not feed.path("match-1").exists()
+    assert feed.history("match-2") and feed.path("match-3").exists()
+
+
+@requires_redis
+def test_a_feed_whose_match_is_over_for_good_is_dropped_soon(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every frame of a match stays in Redis while it runs (a late spectator's catching up);
+    once it is stored the page shows the replay, and the feed (about a MiB a match) goes."""
+    feed = RedisFeed(settings.REDIS_URL)
+    monkeypatch.setattr(feeds, "shared_feed", lambda: feed)
+    key = f"test-{uuid.uuid4().hex}"
+    try:
+        publisher = Publisher(feed, key, "r1", background=True)
+        for n in range(5):
+            publisher({"type": "frame", "n": n})
+        publisher.close()
+        feeds.announce(key, {"type": "stored", "status": "queued"})  # to be played again
+        assert feed.client.ttl(feed.name(key)) > feeds.RETIRED_TTL_SECONDS
+        feeds.announce(key, {"type": "stored", "status": "finished"}, final=True)
+        events = [json.loads(line) for line in feed.history(key)]
+        assert [e["seq"] for e in events] == list(range(7)) and events[-1]["status"] == "finished"
+        assert 0 < feed.client.ttl(feed.name(key)) <= feeds.RETIRED_TTL_SECONDS
+    finally:
+        feed.client.delete(feed.name(key))
+
+
 @requires_redis
 def test_a_redis_feed_is_followed_and_kept() -> None:
     feed = RedisFeed(settings.REDIS_URL)
