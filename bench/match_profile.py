@@ -10,9 +10,11 @@ process, and splits its CPU:
   seat's cgroup;
 - one bot's start-up alone (sandbox, interpreter, imports, hello; --starts of them), so the
   share of start-up in the bots' CPU shows;
-- the referee's CPU (matches played unprofiled), split by the shares a profile of as many
-  more matches gives: the engine, the protocol (encoding views, reading answers), launching
-  the sandbox, the rest of the runner;
+- the referee's CPU (matches played unprofiled, publishing their live feed as a runner does:
+  files, or Redis with --use-env), split by the shares a profile of as many more matches
+  gives: the live feed, the engine, the protocol (encoding views, reading answers), launching
+  the sandbox, the rest of the runner (the feed's sending thread is outside the profile: its
+  CPU is in the referee's, spread over the shares);
 - storing the result (``job_store``: database writes, ratings).
 
 The engine build in use is printed first (``BIDEL_ENGINE=pure`` to profile the pure one).
@@ -32,6 +34,10 @@ from django_setup import setup_django, upload_example_bots
 
 #: Where a profiled function's file lies -> the part of the referee it belongs to.
 AREAS = (
+    (
+        "live feed (frames, publishing)",
+        ("/hearts_runner/live.py", "/bots_sdk/frames.py", "orjson", "/redis/", "threading.py"),
+    ),
     ("engine", ("/engine/", "'GameState' objects", "'RuleSet' objects", "engine.")),
     ("protocol", ("/bots_sdk/protocol.py", "/bots_sdk/players.py", "/bots_sdk/view.py", "json/")),
     (
@@ -72,6 +78,7 @@ def main() -> None:
     from bots_sdk import players
     from bots_sdk.jobs import run_job
     from bots_sdk.sandbox import SandboxUnavailable, default_launcher
+    from hearts_runner import live
 
     try:
         default_launcher()
@@ -110,7 +117,8 @@ def main() -> None:
         cpu, wall = time.process_time(), time.perf_counter()
         if under_profile:
             profile.enable()
-        result = run_job(job, runner="profile")
+        publish = live.publisher_for(job.kind, job.ref, job.claim, wanted=bool(job.live))
+        result = run_job(job, runner="profile", publish=publish)
         if under_profile:
             profile.disable()
             profiled.append(time.process_time() - cpu)
@@ -189,5 +197,4 @@ def _areas(profile: cProfile.Profile) -> list[tuple[str, float]]:
 
 
 if __name__ == "__main__":
-    os.environ.setdefault("BIDEL_LIVE_FEED", "")
     main()

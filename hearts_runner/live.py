@@ -214,8 +214,8 @@ def encode(event: dict[str, Any]) -> str:
 BACKLOG_LIMIT = 20_000
 #: A background publisher sends at most this often (what happened between two sends goes in
 #: one round trip): a spectator sees a move at most this much later, and a runner's match
-#: costs a dozen round trips to the feed instead of one per decision.
-SEND_EVERY_SECONDS = 0.05
+#: costs a few dozen round trips to the feed instead of one per event (~660 in a game to 100).
+SEND_EVERY_SECONDS = 0.01
 #: How long :meth:`Publisher.close` waits for a background publisher to send what it holds.
 CLOSE_SECONDS = 10.0
 
