@@ -1,7 +1,7 @@
 """Is the compiled engine a stronger bot? ``montecarlo`` on a clock, compiled vs pure, in
 duplicate.
 
-    .venv/bin/python bench/compiled_strength.py [--deals 60] [--hands 2] [--think 0.1] [--jobs 1]
+    .venv/bin/python bench/compiled_strength.py [--deals 60] [--hands 2] [--think 0.1] [--seed 1]
 
 Four seats of the same Monte-Carlo bot (``bots_sdk.builtin.montecarlo`` given a clock: as
 many samples as fit in --think seconds per play, 0.1 by default: a tenth of the platform's
