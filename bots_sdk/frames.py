@@ -109,7 +109,12 @@ def _trick_out(
     """A completed trick's part of a frame; adds its points to ``taken`` (the hand's so far)."""
     if winner is not None:
         taken[winner] += sum(values.get(card, 0) for _, card in plays)
-    return {"leader": leader, "plays": [list(p) for p in plays], "winner": winner, "taken": taken[:]}
+    return {
+        "leader": leader,
+        "plays": [list(p) for p in plays],
+        "winner": winner,
+        "taken": taken[:],
+    }
 
 
 def _frame(

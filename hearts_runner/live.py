@@ -255,7 +255,7 @@ class Publisher:
             if self._closing:
                 return
             if len(self._pending) >= BACKLOG_LIMIT:
-                logger.error("live feed %s fell %d events behind; given up", self.key, BACKLOG_LIMIT)
+                logger.error("live feed %s: %d events behind, given up", self.key, BACKLOG_LIMIT)
                 self.failed, self._pending = True, []
                 return
             self._pending.append(line)
@@ -285,7 +285,7 @@ class Publisher:
                 lines, self._pending = self._pending, []
             if not lines:
                 return  # closing, and nothing left
-            self._call(lambda: _publish_lines(self.feed, self.key, lines))
+            self._call(functools.partial(_publish_lines, self.feed, self.key, lines))
             self._closed.wait(SEND_EVERY_SECONDS)  # (cut short by close: the rest goes now)
 
     def _call(self, action: Callable[[], None]) -> None:

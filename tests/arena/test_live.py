@@ -186,7 +186,7 @@ def test_a_background_publisher_never_keeps_the_referee_waiting_and_loses_nothin
     feed.go.set()
     publisher.close()
     sent = [json.loads(line) for batch in feed.batches for line in batch]
-    assert [e["seq"] for e in sent] == list(range(200)) and [e["n"] for e in sent] == list(range(200))
+    assert [e["seq"] for e in sent] == [e["n"] for e in sent] == list(range(200))
     assert len(feed.batches) < 200  # what piled up went out together
     publisher({"type": "late"})  # after close: dropped, never raised
     assert sum(len(b) for b in feed.batches) == 200
@@ -265,7 +265,9 @@ def test_a_file_feeds_folder_sheds_the_feeds_nothing_wrote_to_for_hours(tmp_path
 
 
 @requires_redis
-def test_a_feed_whose_match_is_over_for_good_is_dropped_soon(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_feed_whose_match_is_over_for_good_is_dropped_soon(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     """Every frame of a match stays in Redis while it runs (a late spectator's catching up);
     once it is stored the page shows the replay, and the feed (about a MiB a match) goes."""
     feed = RedisFeed(settings.REDIS_URL)
