@@ -172,6 +172,7 @@ class LiveFrames:
         assert entry is not None  # a hand is in progress
         passes = entry.get("passes")
         key = (
+            len(state.history),  # (a hand played again after a void one is a new hand)
             state.hand_number,
             entry["deal"],
             passes if passes is not None and len(passes) >= rules.players else None,
