@@ -27,7 +27,7 @@ import requests
 from tests.arena.test_runner_tier import LOOKER  # the bot that looks for the platform
 from tests.support import PROJECT_DIR
 
-# Building the images and starting seven containers on vfs takes minutes, not seconds.
+# Building the images and starting seven containers takes minutes (on vfs, many), not seconds.
 pytestmark = [pytest.mark.docker, pytest.mark.timeout(1800)]
 
 
@@ -89,6 +89,9 @@ def deployment() -> Iterator[dict[str, Any]]:
         # a lost match is played again within a minute here (20 minutes by default)
         "MATCH_LEASE_SECONDS": "45",
         "REAP_SECONDS": "5",
+        # on vfs, removing a container of the 1.4 GB runner image outlasts compose's default
+        # 60 s read timeout ("Read timed out" from `down`)
+        "COMPOSE_HTTP_TIMEOUT": "600",
     }
     compose = ["docker-compose", "-p", project]
     try:
