@@ -45,9 +45,12 @@ class MonteCarloBot(HeuristicBot):
         super().__init__(seed)
         self.samples = samples
         self.think = think
+        #: How many samples the last play searched (0 when it had no choice or no search).
+        self.last_samples = 0
 
     def play(self, view: View) -> str:
         legal = view.legal
+        self.last_samples = 0
         if len(legal) == 1:
             return legal[0]
         try:
@@ -75,4 +78,5 @@ class MonteCarloBot(HeuristicBot):
                 play_ducking(state, self.rng)
                 scores = state.history[-1].scores if state.history else state.points_taken()
                 totals[card] += scores[seat] - (sum(scores) - scores[seat]) / others
+            self.last_samples = done + 1
         return min(legal, key=lambda card: totals[card])
