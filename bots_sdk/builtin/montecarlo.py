@@ -13,8 +13,9 @@ card (common random numbers). Passing and the other decisions are the heuristic'
 >>> state = GameState(RuleSet.from_preset("standard", pass_cycle=["hold"]), seed=2)
 >>> state.apply("2C")
 >>> view = View.from_observation(state.observation(state.current_seat))
->>> MonteCarloBot(seed=1, samples=4).play(view) in view.legal
-True
+>>> bot = MonteCarloBot(seed=1, samples=4)
+>>> bot.play(view) in view.legal, bot.last_samples  # three cards to choose from, 4 samples
+(True, 4)
 """
 
 from __future__ import annotations
