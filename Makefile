@@ -45,9 +45,9 @@ install: $(VENV)/.installed install-run
 demo: install-run
 	$(BIN)/python manage.py demo
 
-# Two workers: the Docker engine's tests beside the rest (conftest.py says why they split so).
+# Two workers: the Docker engine's tests beside the rest (tests/lanes.py, conftest.py say why).
 test: install
-	$(BIN)/python -m pytest -n 2 --dist loadgroup $(PYTEST_ARGS)
+	$(BIN)/python -m pytest -n 2 $(PYTEST_ARGS)
 
 lint: install
 	$(BIN)/ruff check .

@@ -8,20 +8,40 @@ the compiled build here; tests/engine/test_builds.py runs them on the pure build
 
 import os
 
+import pytest
+
+from tests.lanes import DOCKER_FILES, lane
+
 os.environ.setdefault("PY_IGNORE_IMPORTMISMATCH", "1")
 
 
-def pytest_collection_modifyitems(config, items):  # type: ignore[no-untyped-def]
-    """`make test` runs two workers (pytest-xdist, ``-n 2 --dist loadgroup``): the tests on a
-    real Docker engine in one, everything else in the other, each in collection order as a
-    plain run would take them. The Docker tests mostly wait (image builds, containers coming
-    up, a lease running out) while the rest mostly compute, so side by side they take about
-    the time of the longer; and the rest stay in one worker because they share services one
-    at a time (a test restarts Redis; throttles live in the cache)."""
-    if not config.pluginmanager.hasplugin("xdist"):
-        return
-    import pytest
+def pytest_xdist_make_scheduler(config, log):  # type: ignore[no-untyped-def]
+    """`make test` runs two workers (pytest-xdist, ``-n 2``): the files of the tests on a real
+    Docker engine in one, everything else in the other, each in collection order as a plain
+    run would take them. The Docker tests mostly wait (image builds, containers coming up, a
+    lease running out) while the rest mostly compute, so side by side they take about the
+    time of the longer; and the rest stay in one worker because they share services one at a
+    time (a test restarts Redis; throttles live in the cache). (xdist's own ``loadgroup``
+    cannot do this under pytest 9: it renames test ids through an attribute pytest no longer
+    reads.)"""
+    from xdist.scheduler import LoadScopeScheduling
 
-    for item in items:
-        group = "docker" if item.get_closest_marker("docker") else "main"
-        item.add_marker(pytest.mark.xdist_group(group))
+    class TwoLanes(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return lane(nodeid)
+
+    return TwoLanes(config, log)
+
+
+def pytest_collection_modifyitems(config, items):  # type: ignore[no-untyped-def]
+    """A test marked ``docker`` outside ``tests.lanes.DOCKER_FILES`` would run in the main worker,
+    beside the Docker tests instead of apart: refuse to run so, saying where it is."""
+    strays = [
+        item.nodeid
+        for item in items
+        if item.get_closest_marker("docker") and lane(item.nodeid) != "docker"
+    ]
+    if strays:
+        raise pytest.UsageError(
+            f"tests marked docker outside {sorted(DOCKER_FILES)} (conftest.py): {strays}"
+        )

@@ -4,6 +4,8 @@ import pytest
 from django.conf import settings
 from kombu.utils.url import maybe_sanitize_url
 
+from tests.lanes import lane
+
 
 def pytest_report_header(config: pytest.Config) -> list[str]:
     database = settings.DATABASES["default"]
@@ -21,7 +23,7 @@ def fresh_throttles(request: pytest.FixtureRequest) -> None:
     log-ins of arena.logins included (only the throttle keys on Redis — the cache may share it
     with the broker; the file cache's keys are hashed names, so it is emptied: it holds only
     throttles and debounce marks)."""
-    if request.node.get_closest_marker("docker"):
+    if lane(request.node.nodeid) == "docker":
         return  # not the platform's cache (the worker beside it uses that one: leave it be)
     from django.core.cache import cache
 
