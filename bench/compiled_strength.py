@@ -1,11 +1,15 @@
 """Is the compiled engine a stronger bot? ``montecarlo`` on a clock, compiled vs pure, in
 duplicate.
 
-    .venv/bin/python bench/compiled_strength.py [--deals 60] [--hands 2] [--think 0.1]
+    .venv/bin/python bench/compiled_strength.py [--deals 60] [--hands 2] [--think normal]
         [--seed 1] [--jobs 1] [--out FILE]
 
 Four seats of the same Monte-Carlo bot (``bots_sdk.builtin.montecarlo`` given a clock: as
-many samples as fit in --think seconds per play), two running the compiled engine and two the
+many samples as fit in --think seconds per play, at least four). ``--think normal``, the
+default, is montecarlo's normal clock: the time its own search (the fixed 20 samples it plays
+with on the ladder) takes per play on the compiled engine, measured here first in a process
+of its own; so the compiled seats play about as they always do, and the pure ones get what
+that time buys them. Two seats run the compiled engine and two the
 pure-Python one (``BIDEL_ENGINE`` set per bot process). In duplicate, each deal is played with
 the seats rotated through every position, so the cards' luck cancels; the summary pairs the
 two builds deal by deal: points per hand (lower is better) with the 95% interval of the
