@@ -15,6 +15,7 @@ from tests.lanes import DOCKER_FILES, lane
 os.environ.setdefault("PY_IGNORE_IMPORTMISMATCH", "1")
 
 
+@pytest.hookimpl(optionalhook=True)  # a hook of pytest-xdist's: none where it is not installed
 def pytest_xdist_make_scheduler(config, log):  # type: ignore[no-untyped-def]
     """`make test` runs two workers (pytest-xdist, ``-n 2``): the files of the tests on a real
     Docker engine in one, everything else in the other, each in collection order as a plain
