@@ -35,8 +35,9 @@ def pytest_xdist_make_scheduler(config, log):  # type: ignore[no-untyped-def]
 
 
 def pytest_collection_modifyitems(config, items):  # type: ignore[no-untyped-def]
-    """A test marked ``docker`` outside ``tests.lanes.DOCKER_FILES`` would run in the main worker,
-    beside the Docker tests instead of apart: refuse to run so, saying where it is."""
+    """A test marked ``docker`` outside ``tests.lanes.DOCKER_FILES`` would run in the main
+    worker, beside the Docker tests instead of apart, and of two tests with one id the
+    workers would run one: refuse to run so, saying which."""
     strays = [
         item.nodeid
         for item in items
@@ -46,3 +47,8 @@ def pytest_collection_modifyitems(config, items):  # type: ignore[no-untyped-def
         raise pytest.UsageError(
             f"tests marked docker outside {sorted(DOCKER_FILES)} (conftest.py): {strays}"
         )
+    # xdist knows a test by its id: of two tests with one id, it would run one and say nothing
+    seen: set[str] = set()
+    twice = sorted({item.nodeid for item in items if item.nodeid in seen or seen.add(item.nodeid)})
+    if twice:
+        raise pytest.UsageError(f"tests sharing an id (give each its own): {twice}")
