@@ -29,15 +29,22 @@ WORKDIR /app
 COPY pyproject.toml constraints.txt README.md ./
 RUN python -c "import tomllib; print('\n'.join(d for d in tomllib.load(open('pyproject.toml', 'rb'))['project']['dependencies'] if not d.startswith('bidel-sdk')))" > /tmp/requirements.txt \
     && pip install -c constraints.txt -r /tmp/requirements.txt && rm /tmp/requirements.txt
-# The code in one layer (.dockerignore keeps out the rest): on a storage driver without
-# copy-on-write (vfs) every layer is a whole copy of the image's files, so fewer is faster.
+# The code in one layer: what .dockerignore admits by name (the packages, sdk/, docs/) and
+# nothing else, so no .env, backup or key beside docker-compose.yml is ever copied (the tests,
+# examples and deploy/ stay out too: no service runs them). The build stops, before anything
+# is tagged, if the folder copied holds any other name or a hidden file (a context sent by a
+# tool that ignores .dockerignore): the list is .dockerignore's, which admits the same names.
+# On a storage driver without copy-on-write (vfs) every layer is a whole copy of the image's
+# files, so fewer is faster.
 # The SDK's build compiles the engine's hot modules with mypyc (sdk/setup.py): in the image it
 # must, or the build fails, so that every runner, and every bot it sandboxes, gets that speed.
 # It is installed in place (-e), as `make` does: the processes run from /app, whose engine/
 # would otherwise shadow a compiled copy in site-packages, and the sandbox shows a bot the
 # same folders. Their bytecode is written here, once: a bot sees them read-only.
 COPY . .
-RUN BIDEL_ENGINE_BUILD=compiled pip install --no-deps -c constraints.txt -e ./sdk \
+RUN unexpected="$(ls -A | grep -vxE 'pyproject\.toml|constraints\.txt|README\.md|manage\.py|arena|hearts_platform|hearts_runner|engine|bots_sdk|sdk|docs'; find . -mindepth 2 -name '.*')" \
+    && if [ -n "$unexpected" ]; then echo "not for the image (.dockerignore): $unexpected" >&2; exit 1; fi \
+    && BIDEL_ENGINE_BUILD=compiled pip install --no-deps -c constraints.txt -e ./sdk \
     && pip install --no-deps -c constraints.txt . \
     && python -m compileall -q engine bots_sdk \
     && BIDEL_ENGINE=compiled python -m engine --version \
@@ -45,4 +52,4 @@ RUN BIDEL_ENGINE_BUILD=compiled pip install --no-deps -c constraints.txt -e ./sd
 
 USER bidel
 EXPOSE 8000
-CMD ["uvicorn", "hearts_platform.asgi:application", "--host=0.0.0.0", "--port=8000", "--workers=3", "--ws=websockets-sansio", "--lifespan=off"]
+CMD ["uvicorn", "hearts_platform.asgi:application", "--host=0.0.0.0", "--port=8000", "--workers=3", "--ws=websockets-sansio", "--ws-max-size=65536", "--lifespan=off"]

@@ -10,7 +10,7 @@ import os
 
 import pytest
 
-from tests.lanes import DOCKER_FILES, lane
+from tests.lanes import lane, refusals
 
 os.environ.setdefault("PY_IGNORE_IMPORTMISMATCH", "1")
 
@@ -34,21 +34,19 @@ def pytest_xdist_make_scheduler(config, log):  # type: ignore[no-untyped-def]
     return TwoLanes(config, log)
 
 
+REFUSED = pytest.StashKey[str]()
+
+
 def pytest_collection_modifyitems(config, items):  # type: ignore[no-untyped-def]
-    """A test marked ``docker`` outside ``tests.lanes.DOCKER_FILES`` would run in the main
-    worker, beside the Docker tests instead of apart, and of two tests with one id the
-    workers would run one: refuse to run so, saying which."""
-    strays = [
-        item.nodeid
-        for item in items
-        if item.get_closest_marker("docker") and lane(item.nodeid) != "docker"
-    ]
-    if strays:
-        raise pytest.UsageError(
-            f"tests marked docker outside {sorted(DOCKER_FILES)} (conftest.py): {strays}"
-        )
-    # xdist knows a test by its id: of two tests with one id, it would run one and say nothing
-    seen: set[str] = set()
-    twice = sorted({item.nodeid for item in items if item.nodeid in seen or seen.add(item.nodeid)})
-    if twice:
-        raise pytest.UsageError(f"tests sharing an id (give each its own): {twice}")
+    """Mark the tests the two lanes would run wrong (``tests.lanes.refusals``): each fails,
+    saying why, when its turn comes (a worker that refused its whole collection would only
+    crash xdist's controller)."""
+    problems = refusals((item.nodeid, bool(item.get_closest_marker("docker"))) for item in items)
+    for item in items:
+        if item.nodeid in problems:
+            item.stash[REFUSED] = problems[item.nodeid]
+
+
+def pytest_runtest_setup(item):  # type: ignore[no-untyped-def]
+    if REFUSED in item.stash:
+        pytest.fail(item.stash[REFUSED], pytrace=False)

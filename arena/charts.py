@@ -4,7 +4,7 @@ readable without JavaScript, and labelled for screen readers."""
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from html import escape
 
@@ -14,13 +14,34 @@ PALETTE = ("#8a1538", "#1a5fb4", "#26734d", "#7a4b00", "#5c3c92")
 
 @dataclass(frozen=True)
 class Point:
-    """One fitted rating: when, the rating and its 95% interval, the matches behind it."""
+    """One fitted rating: when, the rating and its 95% interval, the matches behind it, and
+    the bot version fitted (None: a built-in, or a point from before versions were rated
+    apart)."""
 
     at: datetime
     rating: float
     low: float
     high: float
     matches: int
+    version: int | None = None
+
+
+def along(points: list[Point]) -> list[Point]:
+    """A history of several versions drawn along one axis of matches played: each version's
+    own match counts (a new version starts from 0) moved past its predecessors'.
+
+    >>> at = datetime(2026, 1, 1)
+    >>> history = [Point(at, 1, 0, 2, 5, 1), Point(at, 1, 0, 2, 9, 1), Point(at, 1, 0, 2, 3, 2)]
+    >>> [p.matches for p in along(history)]
+    [5, 9, 12]
+    """
+    moved, offset, last = [], 0, None
+    for point in points:
+        if last is not None and point.version != last.version:
+            offset += last.matches
+        moved.append(replace(point, matches=point.matches + offset))
+        last = point
+    return moved
 
 
 def nice_step(span: float, ticks: int = 5) -> float:
@@ -102,10 +123,16 @@ def rating_history_svg(
 
     def describe(name: str, points: list[Point]) -> str:
         first, last = points[0], points[-1]
+        takeovers = [
+            f"v{p.version} from {p.matches}"
+            for before, p in zip([None, *points], points, strict=False)
+            if p.version is not None and (before is None or before.version != p.version)
+        ]
         return (
             f"{name}: from {first.rating:.0f} to {last.rating:.0f} between {first.matches} and "
-            f"{last.matches} matches played; "
-            f"latest {last.rating:.0f} (95% interval {last.low:.0f}–{last.high:.0f}, "
+            f"{last.matches} matches played"
+            + (f" ({', '.join(takeovers)})" if takeovers else "")
+            + f"; latest {last.rating:.0f} (95% interval {last.low:.0f}–{last.high:.0f}, "
             f"{last.at:%Y-%m-%d %H:%M})"
         )
 
@@ -145,10 +172,19 @@ def rating_history_svg(
         parts.append(f'<g class="series" data-series="{escape(name)}">')
         parts.append(f'<polygon points="{upper} {lower}" fill="{colour}" fill-opacity="0.15"/>')
         parts.append(f'<polyline points="{line}" fill="none" stroke="{colour}" stroke-width="2"/>')
-        for p in points:
+        for before, p in zip([None, *points], points, strict=False):
+            if p.version is not None and (before is None or before.version != p.version):
+                # where this version took over
+                parts.append(
+                    f'<line class="takeover" x1="{x(p.matches)}" x2="{x(p.matches)}" '
+                    f'y1="{top}" y2="{top + plot_h}" stroke="{colour}" stroke-dasharray="3 3"/>'
+                    f'<text x="{x(p.matches) + 3}" y="{top + plot_h - 4}" fill="{colour}" '
+                    f'font-size="11" aria-hidden="true">v{p.version}</text>'
+                )
+            version = f" v{p.version}" if p.version is not None else ""
             parts.append(
                 f'<circle cx="{x(p.matches)}" cy="{y(p.rating)}" r="3" fill="{colour}">'
-                f"<title>{escape(name)} {p.at:%Y-%m-%d %H:%M}: {p.rating:.0f} "
+                f"<title>{escape(name)}{version} {p.at:%Y-%m-%d %H:%M}: {p.rating:.0f} "
                 f"({p.low:.0f}–{p.high:.0f}), {p.matches} matches</title></circle>"
             )
         if len(series) > 1:

@@ -26,9 +26,11 @@ from arena.models import BotVersion, Match
 from arena.text import clean_text
 from bots_sdk.jobs import Job, JobResult, run_job
 from bots_sdk.participants import Participant
+from bots_sdk.players import PersonLimits
 from bots_sdk.runner import TimeControl
 from engine.rules import RuleSet
 from hearts_runner import live
+from hearts_runner.config import PEOPLE_QUEUE
 
 logger = logging.getLogger(__name__)
 
@@ -48,8 +50,8 @@ def _send_job(job: Job) -> None:
         # broker must not hand a game someone is playing to a second runner after its
         # visibility timeout; a lost runner's game is claimed again when its lease ends).
         limit = services.HUMAN_LEASE_SECONDS
-        options = {"time_limit": limit, "soft_time_limit": limit - 60}
-        task = "runner.play_person"
+        options = {"time_limit": limit, "soft_time_limit": limit - 60, "queue": PEOPLE_QUEUE}
+        task = "runner.play_person"  # to runners of people's games: never a bot match's slot
     else:
         task, options = "runner.play", {}
     transaction.on_commit(lambda: services._send(task, [job.to_dict()], **options))
@@ -81,7 +83,23 @@ def _match_job(match: Match) -> Job:
         # Every running match can be watched: a bot match with every hand shown, a person's
         # game as a bystander sees it (until it ends).
         live="bystander" if match.kind == Match.Kind.HUMAN else "all",
+        **_person_settings(),
     )
+
+
+def _person_settings() -> dict[str, Any]:
+    """A person's clock and limits as the settings give them (docs/operations.md, "Limits on
+    work"): the job carries them, so a runner holds no setting of its own."""
+    return {
+        "person_clock": TimeControl(
+            move=float(settings.HUMAN_MOVE_SECONDS),
+            bank=float(settings.HUMAN_BANK_SECONDS),
+            timeout_spends_bank=True,
+        ),
+        "person": PersonLimits(
+            away=float(settings.HUMAN_AWAY_SECONDS), game=float(settings.HUMAN_GAME_SECONDS)
+        ),
+    }
 
 
 @transaction.atomic
@@ -104,7 +122,7 @@ def match_play_here(*, match_id: int) -> Match | None:
     job_started(kind="match", ref=match.pk, claim=match.claim_token)
     job = _match_job(match)
     publish = live.publisher_for(job.kind, job.ref, job.claim, wanted=bool(job.live))
-    people = live.people_for(job.claim)
+    people = live.people_for(job.claim, job.person)
     job_store(result=run_job(job, unsafe=_unsafe(), publish=publish, people=people).to_dict())
     return Match.objects.get(pk=match_id)
 
@@ -267,7 +285,11 @@ def _store_validation(result: JobResult) -> bool:
             f"(seed {result.game.get('seed')})"
         ]
         faults = seat.get("faults") or []
-        log += [f"{f['class']}: {f['detail']} (hand {f['hand']}, {f['decision']})" for f in faults]
+        # A fault's ``hand`` is the record's index, from 0; its owner counts hands from 1.
+        log += [
+            f"{f['class']}: {f['detail']} (hand {int(f['hand']) + 1}, {f['decision']})"
+            for f in faults
+        ]
         if seat.get("stderr"):
             log.append("stderr:\n" + str(seat["stderr"]))
     else:

@@ -271,6 +271,8 @@ class Match(models.Model):
         VALIDATION = "validation", _("validation")
         #: A person playing bots in the browser; never rated.
         HUMAN = "human", _("human")
+        #: Two versions of a bot compared on duplicate deals; never rated.
+        COMPARISON = "comparison", _("comparison")
 
     class Status(models.TextChoices):
         #: Waiting for a worker.
@@ -308,6 +310,10 @@ class Match(models.Model):
     #: Who asked for it (challenges).
     requested_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL
+    )
+    #: The version comparison it is a table of (with its ``round`` and ``rotation``).
+    comparison = models.ForeignKey(
+        "Comparison", null=True, blank=True, on_delete=models.CASCADE, related_name="matches"
     )
     #: How many times a worker has claimed it.
     attempts = models.PositiveIntegerField(default=0)
@@ -392,11 +398,77 @@ class MatchSeat(models.Model):
         return f"seat {self.seat} of match {self.match_id}"
 
 
+class Comparison(models.Model):
+    """Is one version of a bot stronger than another? Both sit at the same tables with two
+    built-ins, every deal played in every rotation (duplicate), round after round until the
+    sequential test decides or the budget of deals is spent (:mod:`arena.comparisons`)."""
+
+    class Status(models.TextChoices):
+        #: Its rounds are being played.
+        RUNNING = "running", _("running")
+        #: Decided, or its budget spent: ``verdict`` says what it found.
+        FINISHED = "finished", _("finished")
+        #: A match of it could not be played: no verdict.
+        FAILED = "failed", _("failed")
+
+    #: The bot whose versions are compared.
+    bot = models.ForeignKey(Bot, on_delete=models.CASCADE, related_name="comparisons")
+    #: The version compared against (usually the one before).
+    older = models.ForeignKey(BotVersion, on_delete=models.CASCADE, related_name="+")
+    #: The version tested (usually the one just made active).
+    newer = models.ForeignKey(BotVersion, on_delete=models.CASCADE, related_name="+")
+    #: The owner who asked for it; null when the platform started it (a new active version).
+    requested_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL
+    )
+    #: See :class:`Status`.
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.RUNNING)
+    #: Round r deals from ``seed + r``.
+    seed = models.BigIntegerField()
+    #: Rounds started so far.
+    rounds = models.PositiveIntegerField(default=0)
+    #: The result so far (:func:`arena.comparisons.compare`): deals, mean, interval, test.
+    result = models.JSONField(default=dict)
+    #: What it found, in words.
+    verdict = models.TextField(blank=True, default="")
+    created_at = models.DateTimeField(auto_now_add=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-id"]
+
+    def __str__(self) -> str:
+        return f"comparison {self.pk} of {self.bot_id} ({self.status})"
+
+
+class PlayHold(models.Model):
+    """Something an open person's game holds while it is queued or running, one row each:
+    one of the tables for people (``table:N``, N below ``HUMAN_GAMES_MAX_OPEN``) and its
+    visitor (``user:ID``, ``address:…``; a browser is held by its seat cookie). The key is
+    unique, so neither a visitor's second open game nor a table taken twice can be stored,
+    even by two requests at once; the holds of a game that is over are released when the next
+    game is made."""
+
+    #: What is held: ``table:0``, ``user:12``, ``address:203.0.113.7``.
+    key = models.CharField(max_length=200, unique=True)
+    #: The open game that holds it.
+    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="holds")
+
+    def __str__(self) -> str:
+        return f"{self.key} held by match {self.match_id}"
+
+
 class Rating(models.Model):
-    """A ladder entry's fitted rating, derived from the ladder's whole match log."""
+    """A ladder entry's rating as the rankings show it, derived from the ladder's whole match
+    log: a built-in's own; a bot's, that of its active version once that has been fitted,
+    else of its newest fitted version (``version`` says whose: see :class:`VersionRating`)."""
 
     #: The entry rated.
     entry = models.OneToOneField(LadderEntry, on_delete=models.CASCADE, related_name="rating")
+    #: The bot version whose fit this is (null for a built-in).
+    version = models.ForeignKey(
+        "BotVersion", null=True, blank=True, on_delete=models.CASCADE, related_name="+"
+    )
     #: Elo-scale Plackett–Luce rating.
     rating = models.FloatField()
     #: 95% interval.
@@ -412,12 +484,46 @@ class Rating(models.Model):
         return f"{self.rating:.0f} [{self.low:.0f}, {self.high:.0f}]"
 
 
+class VersionRating(models.Model):
+    """A bot version's fitted rating on a ladder: each version is its own participant of the
+    fit, so its rating, interval and match count come from the matches it played alone."""
+
+    #: The bot's entry in the ladder.
+    entry = models.ForeignKey(LadderEntry, on_delete=models.CASCADE, related_name="version_ratings")
+    #: The version rated.
+    version = models.ForeignKey("BotVersion", on_delete=models.CASCADE, related_name="ratings")
+    #: Elo-scale Plackett–Luce rating.
+    rating = models.FloatField()
+    #: 95% interval.
+    low = models.FloatField()
+    high = models.FloatField()
+    #: Rated matches this version played.
+    matches = models.PositiveIntegerField()
+    #: The number of finished rated matches of the ladder when fitted.
+    fitted_on = models.PositiveIntegerField(default=0)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["entry", "version"], name="unique_version_rating")
+        ]
+
+    def __str__(self) -> str:
+        return f"v{self.version_id}: {self.rating:.0f} [{self.low:.0f}, {self.high:.0f}]"
+
+
 class RatingPoint(models.Model):
     """A ladder entry's fitted rating after a refit in which it had played more matches: the
-    rating history drawn on bot pages."""
+    rating history drawn on bot pages, a point per version fitted (so the chart shows where
+    each version took over)."""
 
     #: The entry rated.
     entry = models.ForeignKey(LadderEntry, on_delete=models.CASCADE, related_name="history")
+    #: The bot version fitted (null for a built-in, and for points from before versions were
+    #: rated apart).
+    version = models.ForeignKey(
+        "BotVersion", null=True, blank=True, on_delete=models.CASCADE, related_name="+"
+    )
     #: Elo-scale rating at that time.
     rating = models.FloatField()
     #: 95% interval at that time.
@@ -448,3 +554,49 @@ class Profile(models.Model):
 
     def __str__(self) -> str:
         return f"{self.user} ({self.language or 'browser'})"
+
+
+class ApiToken(models.Model):
+    """An API token: what a program presents as ``Authorization: Token <key>``. The key is
+    shown once, when it is made; only its SHA-256 is stored (``arena.tokens``), with its first
+    characters to tell a user's tokens apart. It works until it expires or is revoked; the row
+    stays a while after, so that a refused key is told which."""
+
+    class Revoked(models.TextChoices):
+        #: Its owner revoked it (the account page, ``DELETE /api/tokens/…``).
+        OWNER = "owner", _("revoked by its owner")
+        #: A renewal (``POST /api/token/renew/``) replaced it with a fresh token.
+        RENEWED = "renewed", _("replaced by a renewal")
+        #: The account's password was reset.
+        PASSWORD_RESET = "password_reset", _("revoked by a password reset")
+        #: Its owner made one token more than an account may hold, and it was the least
+        #: recently used.
+        LIMIT = "limit", _("revoked for a newer token")
+
+    #: The account it signs in as.
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="api_tokens"
+    )
+    #: What it is for: the name its owner gave, or the client that asked for it.
+    name = models.CharField(max_length=64)
+    #: The key's first characters, in the clear: enough to tell tokens apart, not to use one.
+    prefix = models.CharField(max_length=8)
+    #: SHA-256 of the key, hex: what a presented key is looked up by.
+    digest = models.CharField(max_length=64, unique=True)
+    #: When it was made.
+    created = models.DateTimeField(default=timezone.now)
+    #: When it last signed a request in (to the minute); null before its first use.
+    last_used = models.DateTimeField(null=True, blank=True)
+    #: When it stops working (``API_TOKEN_DAYS`` after it was made).
+    expires = models.DateTimeField()
+    #: When it was revoked; null while it may be used.
+    revoked = models.DateTimeField(null=True, blank=True)
+    #: Why it was revoked (see :class:`Revoked`); "" while it may be used.
+    revoked_why = models.CharField(max_length=16, choices=Revoked.choices, blank=True, default="")
+
+    class Meta:
+        ordering = ["-created", "-id"]
+        indexes = [models.Index(fields=["user", "revoked"], name="apitoken_user_revoked")]
+
+    def __str__(self) -> str:
+        return f"{self.prefix}… ({self.name}) of {self.user}"

@@ -192,3 +192,48 @@ def live_elo(
             change += actual - win_probability(current[player], current[other])
         updated[player] = current[player] + k / (n - 1) * change
     return updated
+
+
+# --- who is rated: a bot version apiece ------------------------------------------------------
+
+
+def rated_as(entry_id: int, version_id: int | None) -> str:
+    """Who a seat of a rated match is in the fit: the bot version that played (each version
+    its own participant, rated on its own matches alone), or a built-in's ladder entry.
+
+    >>> rated_as(7, 31), rated_as(2, None)
+    ('v31', 'e2')
+    """
+    return f"v{version_id}" if version_id is not None else f"e{entry_id}"
+
+
+def shown_ratings(
+    fitted: Iterable[str],
+    owners: Mapping[str, tuple[int, int | None]],
+    active: set[int],
+    numbers: Mapping[int, int],
+) -> dict[int, str]:
+    """Which fit each ladder entry shows in the rankings, by entry id: a built-in's own; a
+    bot's active version's once fitted, else its newest fitted version's. ``owners`` gives
+    each fitted name's (entry id, version id), ``active`` the active versions' ids,
+    ``numbers`` each version's number.
+
+    >>> owners = {"v1": (5, 1), "v2": (5, 2), "v3": (5, 3), "e9": (9, None)}
+    >>> shown_ratings(["v1", "v2", "e9"], owners, active={3}, numbers={1: 1, 2: 2, 3: 3})
+    {5: 'v2', 9: 'e9'}
+    >>> shown_ratings(["v1", "v2", "v3"], owners, active={1}, numbers={1: 1, 2: 2, 3: 3})
+    {5: 'v1'}
+    """
+
+    def rank(name: str) -> tuple[bool, int]:
+        version = owners[name][1]
+        if version is None:
+            return (True, 0)
+        return (version in active, numbers.get(version, 0))
+
+    shown: dict[int, str] = {}
+    for name in fitted:
+        entry = owners[name][0]
+        if entry not in shown or rank(name) > rank(shown[entry]):
+            shown[entry] = name
+    return shown

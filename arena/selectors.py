@@ -26,13 +26,16 @@ from django.db.models import (
     Window,
 )
 from django.db.models.functions import Cast, Ceil, Lower, Mod, RowNumber
+from django.http import Http404
 from django.shortcuts import get_object_or_404
-from rest_framework.authtoken.models import Token
+from django.utils import timezone
 
-from arena import formats
+from arena import formats, tokens
 from arena.models import (
+    ApiToken,
     Bot,
     BotVersion,
+    Comparison,
     Ladder,
     LadderEntry,
     Match,
@@ -41,6 +44,7 @@ from arena.models import (
     RatingPoint,
     Tournament,
     TournamentEntry,
+    VersionRating,
 )
 from arena.scheduling import SprtResult, head_to_head, standings_order
 from arena.text import clean_text
@@ -63,8 +67,11 @@ PROVISIONAL_WIDTH = 400.0
 def ladder_rankings(ladder: Ladder) -> list[dict[str, Any]]:
     """Every entry: those with a fitted rating first, best first (ties by live Elo, then
     name), ranked from 1; then those not rated yet (just entered: no refit since), with no
-    rank, rating or interval. ``provisional`` marks a rating on few matches or with a wide
-    interval (:data:`PROVISIONAL_MATCHES`, :data:`PROVISIONAL_WIDTH`)."""
+    rank, rating or interval. A bot's row is its active version's (``version``) at the rating
+    of the version fitted (``rated_version``: the active one once it has played and been
+    refit, an earlier one until then). ``provisional`` marks a rating on few matches, with a
+    wide interval (:data:`PROVISIONAL_MATCHES`, :data:`PROVISIONAL_WIDTH`), or an earlier
+    version's."""
     entries = (
         LadderEntry.objects.filter(ladder=ladder)
         .select_related("bot", "rating")
@@ -78,14 +85,25 @@ def ladder_rankings(ladder: Ladder) -> list[dict[str, Any]]:
             )
         )
     )
+    entries = list(entries)
+    fitted = {
+        pk: number
+        for pk, number in BotVersion.objects.filter(
+            pk__in=[e.rating.version_id for e in entries if getattr(e, "rating", None)]
+        ).values_list("pk", "number")
+    }
     rated, unrated = [], []
     for entry in entries:
         rating = getattr(entry, "rating", None)
         versions = getattr(entry.bot, "active_versions", []) if entry.bot else []
+        active = versions[0].number if versions else None
         row: dict[str, Any] = {
             "bot": {"id": entry.bot_id, "name": entry.label},
             "builtin": bool(entry.builtin),
-            "version": versions[0].number if versions else None,
+            "version": active,
+            # whose fit the rating is: the active version's, or (until that has been
+            # fitted) an earlier one's — then the row is provisional
+            "rated_version": active,
             "rating": None,
             "ci95": None,
             "live_elo": round(entry.live_elo, 1),
@@ -96,12 +114,15 @@ def ladder_rankings(ladder: Ladder) -> list[dict[str, Any]]:
         if rating is None:
             unrated.append(row)
             continue
+        rated_version = fitted.get(rating.version_id) if rating.version_id else None
         row.update(
             rating=round(rating.rating, 1),
             ci95=[round(rating.low, 1), round(rating.high, 1)],
             matches=rating.matches,
+            rated_version=rated_version,
             provisional=rating.matches < PROVISIONAL_MATCHES
-            or rating.high - rating.low > PROVISIONAL_WIDTH,
+            or rating.high - rating.low > PROVISIONAL_WIDTH
+            or rated_version != active,
         )
         rated.append(row)
     rated.sort(key=lambda r: (-r["rating"], -r["live_elo"], r["bot"]["name"]))
@@ -147,7 +168,9 @@ def matches(
 def rating_history(entry_ids: list[int], points: int = 200) -> list[tuple[Any, ...]]:
     """Each entry's rating history, oldest first, evenly thinned in the database to about
     ``points`` points (the newest and the oldest kept): (entry id, at, rating, low, high,
-    matches) tuples, however long the history has grown."""
+    matches, version number) tuples — ``matches`` are the fitted version's own, the version
+    None for a built-in or a point from before versions were rated apart — however long the
+    history has grown."""
     newest_first = [F("at").desc(), F("pk").desc()]
     ranked = RatingPoint.objects.filter(entry__in=entry_ids).annotate(
         n=Window(RowNumber(), partition_by=[F("entry_id")], order_by=newest_first),
@@ -158,7 +181,7 @@ def rating_history(entry_ids: list[int], points: int = 200) -> list[tuple[Any, .
         ranked.annotate(offset=Mod(F("n") - 1, stride))
         .filter(Q(offset=0) | Q(n=F("total")))
         .order_by("entry_id", "at", "pk")
-        .values_list("entry_id", "at", "rating", "low", "high", "matches")
+        .values_list("entry_id", "at", "rating", "low", "high", "matches", "version__number")
     )
     return list(rows)
 
@@ -216,11 +239,20 @@ def can_see_logs(user: Any, bot: Bot) -> bool:
     return bool(user.is_authenticated) and bot.owner_id == user.pk
 
 
-def match_logs(seats: Iterable[MatchSeat], user: Any) -> list[dict[str, Any]]:
+def match_logs(seats: Iterable[MatchSeat], user: Any, record: Any = None) -> list[dict[str, Any]]:
     """The seats of a match (:func:`match_seats`) whose bot's logs ``user`` may read
-    (:func:`can_see_logs`): seat, bot name and stderr, in seat order."""
+    (:func:`can_see_logs`): seat, bot name, stderr and, from the match's ``record``, the
+    seat's timeline with what it wrote at each decision, in seat order."""
+    recorded = record.get("seats") if isinstance(record, dict) else None
+    recorded = recorded if isinstance(recorded, list) else []
     return [
-        {"seat": seat.seat, "bot": seat.version.bot.name, "stderr": seat.stderr}
+        {
+            "seat": seat.seat,
+            "bot": seat.version.bot.name,
+            "version": seat.version.number,
+            "stderr": seat.stderr,
+            "decisions": _decisions(recorded[seat.seat]) if seat.seat < len(recorded) else [],
+        }
         for seat in seats
         if seat.version is not None and can_see_logs(user, seat.version.bot)
     ]
@@ -249,6 +281,11 @@ def bot_get(bot_id: int) -> Bot:
 
 def version_get(*, bot: Bot, number: int) -> BotVersion:
     """Version ``number`` of ``bot``; Http404 when there is none."""
+    return get_object_or_404(BotVersion, bot=bot, number=number)
+
+
+def version_code(*, bot: Bot, number: int) -> BotVersion:
+    """Version ``number`` of ``bot`` with its code; Http404 when there is none."""
     return get_object_or_404(BotVersion, bot=bot, number=number)
 
 
@@ -295,13 +332,78 @@ def bot_names_playing(limit: int = 200) -> list[str]:
 
 
 def bot_versions(bot: Bot, *, newest_first: bool = False) -> QuerySet[BotVersion]:
-    """A bot's versions without their code (up to a MiB each), by number."""
-    return bot.versions.defer("code").order_by("-number" if newest_first else "number")
+    """A bot's versions without their code (up to a MiB each), by number, each with its
+    ratings on the ladders (:func:`version_ratings`)."""
+    return (
+        bot.versions.defer("code")
+        .prefetch_related(
+            Prefetch(
+                "ratings",
+                queryset=VersionRating.objects.select_related("entry__ladder").order_by(
+                    "entry__ladder__name"
+                ),
+            )
+        )
+        .order_by("-number" if newest_first else "number")
+    )
 
 
-def token_of(user: Any) -> Token | None:
-    """A user's API token, if one was made."""
-    return Token.objects.filter(user=user).first()
+def bot_comparisons(bot: Bot) -> QuerySet[Comparison]:
+    """A bot's version comparisons, newest first, with the two versions' numbers."""
+    return (
+        Comparison.objects.filter(bot=bot)
+        .select_related("older", "newer")
+        .defer("older__code", "newer__code")
+        .order_by("-id")
+    )
+
+
+def version_compared(version: BotVersion) -> Comparison | None:
+    """The latest comparison of ``version`` with an earlier one of its bot, or None."""
+    return (
+        Comparison.objects.filter(newer=version)
+        .select_related("older", "newer")
+        .defer("older__code", "newer__code")
+        .order_by("-id")
+        .first()
+    )
+
+
+def version_ratings(version: BotVersion) -> list[dict[str, Any]]:
+    """A version's rating on each ladder it played (:func:`bot_versions` prefetches them):
+    ladder, rating, 95% interval, matches, provisional — from its own matches alone."""
+    return [
+        {
+            "ladder": rating.entry.ladder.name,
+            "rating": round(rating.rating, 1),
+            "ci95": [round(rating.low, 1), round(rating.high, 1)],
+            "matches": rating.matches,
+            "provisional": rating.matches < PROVISIONAL_MATCHES
+            or rating.high - rating.low > PROVISIONAL_WIDTH,
+        }
+        for rating in version.ratings.all()
+    ]
+
+
+def api_tokens_of(user: Any) -> QuerySet[ApiToken]:
+    """A user's API tokens that work (neither expired nor revoked), newest first; never a key
+    (none is stored)."""
+    return ApiToken.objects.filter(user=user, revoked__isnull=True, expires__gt=timezone.now())
+
+
+def api_token_get(*, user: Any, token_id: int) -> ApiToken:
+    """One of ``user``'s tokens (working or not); another user's is no such token (404), as
+    one that never was."""
+    return get_object_or_404(ApiToken, user=user, pk=token_id)
+
+
+def api_token_by_key(key: str) -> ApiToken | None:
+    """The token a presented key is, with its user (working or not: the caller says why it is
+    refused); None for a key that is no token's."""
+    if len(key) > tokens.MAX_KEY_LENGTH:
+        return None
+    found = ApiToken.objects.select_related("user").filter(digest=tokens.key_digest(key))
+    return found.first()
 
 
 # --- ladders ----------------------------------------------------------------------------------
@@ -355,6 +457,43 @@ def recent_matches(
         .prefetch_related(Prefetch("seats", queryset=seats.order_by("seat")))
         .order_by("-id")[:limit]
     )
+
+
+#: What a finished match's record tells anyone of a seat (what a bot wrote is its owner's).
+PUBLIC_SEAT_FIELDS = ("bot", "faults", "move_ms", "replaced_by_fallback")
+
+
+def match_public_record(match: Match) -> dict[str, Any]:
+    """A finished match's game record as anyone may read it: every seat named as the
+    platform names it ("bot v2", a built-in's name), with its faults and move times, never
+    its stderr (``match_logs``: the owner's); Http404 before it has finished."""
+    if match.record is None:
+        raise Http404("the match has not finished")
+    record = {k: v for k, v in match.record.items() if k != "seats"}
+    recorded = match.record.get("seats")
+    recorded = recorded if isinstance(recorded, list) else []
+    seats = []
+    for seat in match_seats(match):
+        entry = recorded[seat.seat] if seat.seat < len(recorded) else {}
+        entry = entry if isinstance(entry, dict) else {}
+        public = {key: entry[key] for key in PUBLIC_SEAT_FIELDS if key in entry}
+        public["decisions"] = [
+            {k: v for k, v in step.items() if k != "log"}
+            for step in _decisions(entry)  # (the timeline without what the bot wrote)
+        ]
+        public["bot"] = (
+            f"{seat.version.bot.name} v{seat.version.number}" if seat.version else seat.builtin
+        ) or public.get("bot", "")
+        seats.append(public)
+    record["seats"] = seats
+    return record
+
+
+def _decisions(entry: Any) -> list[dict[str, Any]]:
+    """A stored seat's timeline (``bots_sdk.runner.decision_entry``); [] for a record from
+    before timelines were kept."""
+    steps = entry.get("decisions") if isinstance(entry, dict) else None
+    return [step for step in steps if isinstance(step, dict)] if isinstance(steps, list) else []
 
 
 def match_seats(match: Match) -> list[MatchSeat]:
@@ -510,13 +649,32 @@ def games_of(user: Any, limit: int = 20) -> list[MatchSeat]:
     )
 
 
-def person_seat(token: str) -> MatchSeat | None:
-    """The person's seat a page's token opens (with its match), if there is one."""
+def person_seat(match_id: int, *, token: str = "", user: Any = None) -> MatchSeat | None:
+    """The person's seat of match ``match_id`` that the visitor holds (with its match): by its
+    secret ``token`` (the seat cookie), or as its signed-in ``user``; None for anyone else."""
+    seats = MatchSeat.objects.select_related("match").filter(
+        match_id=match_id, match__kind=Match.Kind.HUMAN
+    )
+    if token:
+        found = seats.filter(human_token=token).first()
+        if found is not None:
+            return found
+    if user is not None and getattr(user, "is_authenticated", False):
+        return seats.filter(person=user).exclude(human_token="").first()
+    return None
+
+
+def person_game_open(token: str) -> int | None:
+    """The match of the seat ``token`` (a browser's seat cookie), if that game is open."""
     if not token:
         return None
     return (
-        MatchSeat.objects.select_related("match")
-        .filter(human_token=token, match__kind=Match.Kind.HUMAN)
+        MatchSeat.objects.filter(
+            human_token=token,
+            match__kind=Match.Kind.HUMAN,
+            match__status__in=[Match.Status.QUEUED, Match.Status.RUNNING],
+        )
+        .values_list("match_id", flat=True)
         .first()
     )
 
@@ -526,12 +684,19 @@ def match_claim_state(match_id: int) -> tuple[str, str] | None:
     return Match.objects.filter(pk=match_id).values_list("status", "claim_token").first()
 
 
-def person_seat_state(token: str) -> tuple[int, int, str, str] | None:
-    """The match, seat number, status and claim of the person's seat ``token`` opens."""
-    if not token:
-        return None
-    return (
-        MatchSeat.objects.filter(human_token=token, match__kind=Match.Kind.HUMAN)
-        .values_list("match_id", "seat", "match__status", "match__claim_token")
-        .first()
+def person_seat_state(match_id: int, *, token: str = "", user_id: int | None = None) -> Any:
+    """The seat number, status, claim, secret and start of the person's seat of match
+    ``match_id`` that ``token`` (or the signed-in user ``user_id``) holds; None otherwise."""
+    seats = MatchSeat.objects.filter(match_id=match_id, match__kind=Match.Kind.HUMAN).exclude(
+        human_token=""
     )
+    fields = ("seat", "match__status", "match__claim_token", "human_token", "match__playing_since")
+    found = seats.filter(human_token=token).values_list(*fields).first() if token else None
+    if found is None and user_id is not None:
+        found = seats.filter(person_id=user_id).values_list(*fields).first()
+    return found
+
+
+def match_status(match_id: int) -> tuple[str, Any] | None:
+    """A match's status and when a runner began playing it (None before), if it exists."""
+    return Match.objects.filter(pk=match_id).values_list("status", "playing_since").first()

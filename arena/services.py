@@ -7,6 +7,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import random
+import re
 import secrets
 from dataclasses import dataclass
 from datetime import timedelta
@@ -16,16 +17,22 @@ from typing import Any
 from celery import current_app
 from django.conf import settings
 from django.contrib.auth import get_user_model
+from django.contrib.auth.forms import PasswordResetForm
+from django.contrib.auth.password_validation import validate_password
+from django.contrib.auth.tokens import default_token_generator
 from django.core.cache import cache
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models import F, Max, Q
+from django.db.models.functions import Coalesce
 from django.utils import timezone
+from django.utils.http import urlsafe_base64_decode
 from django.utils.translation import gettext
-from rest_framework.authtoken.models import Token
 
 import engine
+from arena import tokens
 from arena.models import (
+    ApiToken,
     Bot,
     BotVersion,
     Ladder,
@@ -34,8 +41,16 @@ from arena.models import (
     MatchSeat,
     Rating,
     RatingPoint,
+    VersionRating,
 )
-from arena.ratings import Table, fit_ratings, live_elo, places_from_scores
+from arena.ratings import (
+    Table,
+    fit_ratings,
+    live_elo,
+    places_from_scores,
+    rated_as,
+    shown_ratings,
+)
 from arena.text import clean_json, clean_text
 from arena.uploads import UploadError, check_upload
 from bots_sdk.builtin import BUILTIN
@@ -44,8 +59,10 @@ from engine.rules import RuleSet
 
 #: A claimed match is given to another worker once its lease has passed (MATCH_LEASE_SECONDS).
 LEASE_SECONDS = int(getattr(settings, "MATCH_LEASE_SECONDS", 20 * 60))
-#: A person's game may take hours: its lease (and its runner's time limit) is this long.
-HUMAN_LEASE_SECONDS = int(getattr(settings, "HUMAN_GAME_LEASE_SECONDS", 3 * 3600))
+#: A person's game outlasts a bot match: its lease (and its runner's time limit) is this
+#: long, more than its person may take (HUMAN_GAME_SECONDS and HUMAN_AWAY_SECONDS) and its
+#: bots (a bot match's lease) together.
+HUMAN_LEASE_SECONDS = int(getattr(settings, "HUMAN_GAME_LEASE_SECONDS", 3600))
 
 
 def lease_seconds(kind: str) -> int:
@@ -103,28 +120,161 @@ def _enqueue(task_name: str, *args: Any, **options: Any) -> None:
 # --- accounts and bots --------------------------------------------------------------------
 
 
-def user_create(*, username: str, password: str) -> Any:
+def user_create(*, username: str, password: str, email: str = "") -> Any:
+    """A new account; ``email`` (optional) is where a password reset is sent."""
     User = get_user_model()
     if User.objects.filter(username__iexact=username).exists():
         raise ValidationError({"username": gettext("that username is taken")})
-    user = User(username=username)
+    user = User(username=username, email=User.objects.normalize_email(email))
     user.set_password(password)
     user.full_clean(exclude=["password"])
     user.save()
     return user
 
 
-def token_obtain(*, user: Any) -> Any:
-    """``user``'s API token, made the first time it is asked for (the API's log-in)."""
-    token, _ = Token.objects.get_or_create(user=user)
-    return token
+def user_email_set(*, user: Any, email: str, password: str) -> Any:
+    """Change the address a password reset is sent to ("" for none). The current password is
+    asked for: whoever holds only a stolen session or API token must not be able to send the
+    account's reset link to themselves."""
+    if not user.check_password(password):
+        raise ValidationError({"password": gettext("that is not your password")})
+    user.email = get_user_model().objects.normalize_email(email)
+    user.save(update_fields=["email"])
+    return user
+
+
+# --- API tokens (arena.tokens: keys, digests, refusals) ----------------------------------------
+
+
+def _token_limit() -> int:
+    return int(settings.API_TOKENS_PER_USER)
 
 
 @transaction.atomic
-def token_rotate(*, user: Any) -> Any:
-    """A new API token for ``user``; the old one stops working."""
-    Token.objects.filter(user=user).delete()
-    return Token.objects.create(user=user)
+def token_create(*, user: Any, name: str) -> tuple[ApiToken, str]:
+    """A new API token for ``user``, and its key: the only time the key is known. It works for
+    ``API_TOKEN_DAYS``. One beyond ``API_TOKENS_PER_USER`` live tokens revokes the least
+    recently used (its holder is told why); of the dead ones only as many are remembered."""
+    get_user_model().objects.select_for_update().filter(pk=user.pk).first()  # one at a time
+    now = timezone.now()
+    key = tokens.new_key()
+    token = ApiToken.objects.create(
+        user=user,
+        name=clean_text(name).strip()[:64] or "API",
+        prefix=tokens.key_prefix(key),
+        digest=tokens.key_digest(key),
+        created=now,
+        expires=now + timedelta(days=settings.API_TOKEN_DAYS),
+    )
+    live = ApiToken.objects.filter(user=user, revoked__isnull=True, expires__gt=now)
+    surplus = live.order_by(Coalesce("last_used", "created").desc(), "-id")[_token_limit() :]
+    ApiToken.objects.filter(pk__in=[t.pk for t in surplus]).update(
+        revoked=now, revoked_why=ApiToken.Revoked.LIMIT
+    )
+    dead = ApiToken.objects.filter(Q(revoked__isnull=False) | Q(expires__lte=now), user=user)
+    forgotten = dead.order_by("-created", "-id")[_token_limit() :]
+    ApiToken.objects.filter(pk__in=[t.pk for t in forgotten]).delete()
+    return token, key
+
+
+def token_used(*, token: ApiToken, now: Any) -> None:
+    """Note that ``token`` signed a request in: written at most once a minute, so that using
+    a token costs no write per request."""
+    if token.last_used is not None and now - token.last_used < timedelta(minutes=1):
+        return
+    ApiToken.objects.filter(pk=token.pk).update(last_used=now)
+    token.last_used = now
+
+
+def token_revoke(*, token: ApiToken) -> None:
+    """Revoke ``token`` (again: harmless, the first revocation stands)."""
+    ApiToken.objects.filter(pk=token.pk, revoked__isnull=True).update(
+        revoked=timezone.now(), revoked_why=ApiToken.Revoked.OWNER
+    )
+
+
+def tokens_revoke(*, user: Any, keep: ApiToken | None = None) -> int:
+    """Revoke every token of ``user`` but ``keep`` (the one presented); how many."""
+    live = ApiToken.objects.filter(user=user, revoked__isnull=True)
+    if keep is not None:
+        live = live.exclude(pk=keep.pk)
+    return live.update(revoked=timezone.now(), revoked_why=ApiToken.Revoked.OWNER)
+
+
+@transaction.atomic
+def token_renew(*, token: ApiToken) -> tuple[ApiToken, str]:
+    """A fresh token (same name, a full ``API_TOKEN_DAYS``) for a live ``token``, which is
+    revoked. Only once: of two renewals of one token at the same time, the second is refused."""
+    now = timezone.now()
+    taken = ApiToken.objects.filter(pk=token.pk, revoked__isnull=True, expires__gt=now).update(
+        revoked=now, revoked_why=ApiToken.Revoked.RENEWED
+    )
+    if taken != 1:
+        raise ValidationError(
+            {"detail": gettext("this token was renewed or revoked already; log in again")}
+        )
+    return token_create(user=token.user, name=token.name)
+
+
+# --- password reset (Django's machinery: PasswordResetForm, default_token_generator) ------------
+
+#: The templates of the reset mail.
+RESET_SUBJECT = "arena/password_reset_subject.txt"
+RESET_MAIL = "arena/password_reset_email.txt"
+
+
+def password_reset_send(*, email: str, domain: str, use_https: bool) -> None:
+    """Mail a one-use link to choose a new password to every active account of ``email``;
+    nothing for an address nobody has (the caller answers the same either way). A mail that
+    cannot be sent is logged by Django (``django.contrib.auth``), never raised."""
+    form = PasswordResetForm({"email": email})
+    if not form.is_valid():
+        raise ValidationError({"email": form.errors["email"]})
+    form.save(
+        domain_override=domain,
+        use_https=use_https,
+        subject_template_name=RESET_SUBJECT,
+        email_template_name=RESET_MAIL,
+    )
+
+
+#: A reset link's ``uid`` decoded: an account's id.
+_RESET_UID = re.compile(r"[1-9][0-9]{0,17}")
+
+
+@transaction.atomic
+def password_reset_confirm(*, uid: str, token: str, password: str) -> Any:
+    """Set the password of the account a reset link names, if the link (``uid``, ``token``)
+    is good, and revoke every API token of the account. Its sessions end by themselves: each
+    carries a hash of the password it was opened under. A link works once (its token is made
+    from the password it changes): checked under a lock on the account, so two uses of one
+    link at once cannot both succeed."""
+    try:
+        pk = urlsafe_base64_decode(uid).decode()
+    except (TypeError, ValueError):  # not base64, not text
+        pk = ""
+    user = None
+    if _RESET_UID.fullmatch(pk):
+        user = get_user_model().objects.select_for_update().filter(pk=int(pk)).first()
+    if user is None or not default_token_generator.check_token(user, token):
+        raise ValidationError(
+            {
+                "token": gettext(
+                    "this reset link is not valid: it was used already, is too old, or was "
+                    "copied wrong; ask for a new one"
+                )
+            }
+        )
+    try:
+        validate_password(password, user=user)
+    except ValidationError as exc:
+        raise ValidationError({"new_password": exc.messages}) from None
+    user.set_password(password)
+    user.save(update_fields=["password"])
+    ApiToken.objects.filter(user=user, revoked__isnull=True).update(
+        revoked=timezone.now(), revoked_why=ApiToken.Revoked.PASSWORD_RESET
+    )
+    return user
 
 
 DEFAULT_LADDER = "standard"
@@ -207,9 +357,23 @@ def ladder_enter(*, ladder: Ladder, bot: Bot, user: Any) -> tuple[LadderEntry, b
 @transaction.atomic
 def version_upload(*, bot: Bot, user: Any, filename: str, data: bytes) -> BotVersion:
     """Store a new version (checked first: nothing is stored for a refused upload) and queue
-    its validation."""
+    its validation, within the owner's allowance of versions waiting for theirs
+    (``UPLOAD_MAX_WAITING`` pending or validating at once, all their bots together)."""
     if bot.owner_id != user.pk:
         raise PermissionError("only the bot's owner uploads versions")
+    get_user_model().objects.select_for_update().filter(pk=user.pk).first()  # one at a time
+    limit = settings.UPLOAD_MAX_WAITING
+    waiting = BotVersion.objects.filter(
+        bot__owner=user, status__in=[BotVersion.Status.PENDING, BotVersion.Status.VALIDATING]
+    ).count()
+    if waiting >= limit:
+        raise ValidationError(
+            gettext(
+                "%(waiting)s of your versions are waiting for their validation; the limit is "
+                "%(limit)s: upload again when one is done"
+            )
+            % {"waiting": waiting, "limit": limit}
+        )
     filename = clean_text(Path(filename).name)
     if len(filename) > BotVersion._meta.get_field("filename").max_length:  # type: ignore[operator]
         raise UploadError(gettext("the file name is longer than 128 characters; rename the file"))
@@ -252,11 +416,19 @@ def version_settle(*, version_id: int, claim: str, log: list[str], accepted: boo
         first = not BotVersion.objects.filter(
             bot_id=version.bot_id, status__in=[BotVersion.Status.ACTIVE, BotVersion.Status.RETIRED]
         ).exists()
+        before = BotVersion.objects.filter(
+            bot_id=version.bot_id, status=BotVersion.Status.ACTIVE
+        ).first()
+        if before is not None:  # is the new one stronger? (arena.comparisons)
+            _enqueue("arena.comparison_start", before.pk, version.pk)
+            log_compare = f"compared with v{before.number} on duplicate deals: see the bot's page"
+        else:
+            log_compare = ""
         BotVersion.objects.filter(bot_id=version.bot_id, status=BotVersion.Status.ACTIVE).update(
             status=BotVersion.Status.RETIRED
         )
         version.status = BotVersion.Status.ACTIVE
-        log = [*log, "active: it now plays for the bot"]
+        log = [*log, "active: it now plays for the bot", *([log_compare] if log_compare else [])]
         Bot.objects.filter(pk=version.bot_id).update(retired_at=None)  # back in use
         if first:  # the bot's first active version: it enters the ladders chosen for it
             joined = [
@@ -306,6 +478,7 @@ def match_create(
     round: int | None = None,
     table: int | None = None,
     rotation: int = 0,
+    comparison: Any = None,
 ) -> Match:
     ruleset = RuleSet.from_spec(rules)
     if len(seats) != ruleset.players:
@@ -322,6 +495,7 @@ def match_create(
         ladder=ladder,
         requested_by=requested_by,
         tournament=tournament,
+        comparison=comparison,
         round=round,
         table=table,
         rotation=rotation,
@@ -372,6 +546,17 @@ def rules_within_bounds(rules: Any, *, hands: int | None, max_hands: int) -> Any
                     "card points, the JD bonus and the moon are limited to -%(limit)s to %(limit)s"
                 )
                 % {"limit": MAX_CARD_POINTS}
+            }
+        )
+    if hands is None and not ruleset.can_score:
+        # the game would play to the engine's hand cap (engine.state.MAX_HANDS) for nothing
+        raise ValidationError(
+            {
+                "rules": gettext(
+                    "no hand can add points under these rules, so a game to %(target)s never "
+                    "ends: give a number of hands"
+                )
+                % {"target": ruleset.target}
             }
         )
     return ruleset
@@ -496,6 +681,8 @@ def match_finish(
         ratings_schedule(ladder_id=match.ladder_id)
     if match.tournament_id:
         _enqueue("arena.tournament_advance", match.tournament_id)
+    if match.comparison_id:
+        _enqueue("arena.comparison_advance", match.comparison_id)
     return True
 
 
@@ -638,10 +825,12 @@ def live_elo_apply(*, match: Match) -> bool:
     return True
 
 
-def ladder_tables(ladder: Ladder) -> list[Table]:
-    """The ladder's rated history: every finished ladder match, in order."""
+def ladder_log(ladder: Ladder) -> tuple[list[Table], dict[str, tuple[int, int | None]]]:
+    """The ladder's rated history — every finished ladder match (and match of a tournament
+    that feeds it), in order, its seats as :func:`rated_as` names them — and, for each name,
+    its (entry id, version id)."""
     tables = []
-    # Ladder matches, and the matches of tournaments that feed this ladder.
+    owners: dict[str, tuple[int, int | None]] = {}
     matches = Match.objects.filter(
         ladder=ladder,
         kind__in=[Match.Kind.LADDER, Match.Kind.TOURNAMENT],
@@ -650,54 +839,90 @@ def ladder_tables(ladder: Ladder) -> list[Table]:
     seats = (
         MatchSeat.objects.filter(match__in=matches)
         .order_by("match_id", "seat")
-        .values_list("match_id", "entry_id", "rank")
+        .values_list("match_id", "entry_id", "version_id", "rank")
     )
     current: int | None = None
     players: list[str] = []
     places: list[int] = []
-    for match_id, entry_id, rank in seats:
+    for match_id, entry_id, version_id, rank in seats:
         if match_id != current and current is not None:
             tables.append(Table(tuple(players), tuple(places)))
             players, places = [], []
         current = match_id
-        players.append(str(entry_id))
+        name = rated_as(entry_id, version_id)
+        owners.setdefault(name, (entry_id, version_id))
+        players.append(name)
         places.append(rank)
     if current is not None:
         tables.append(Table(tuple(players), tuple(places)))
-    return tables
+    return tables, owners
 
 
 @transaction.atomic
 def ratings_recompute(*, ladder: Ladder) -> list[Rating]:
-    """Refit the ladder's ratings from its whole match log (a pure function of it)."""
+    """Refit the ladder's ratings from its whole match log (a pure function of it): every
+    bot version that played is rated on its own matches alone (:class:`VersionRating`); each
+    entry's :class:`Rating`, what the rankings show, is its active version's once fitted,
+    else its newest fitted version's (a built-in's, its own)."""
     try:
         cache.delete(f"bidel:ratings:{ladder.pk}")  # results from now on schedule the next refit
     except Exception:  # the key expires by itself: a refit is not worth failing for it
         logger.exception(
             "the cache failed: ladder %s's debounce key stays until it expires", ladder.pk
         )
-    tables = ladder_tables(ladder)
-    anchors = [str(pk) for pk in ladder.entries.exclude(builtin="").values_list("pk", flat=True)]
-    fitted = fit_ratings(tables, anchors)
-    before = dict(Rating.objects.filter(entry__ladder=ladder).values_list("entry_id", "matches"))
+    tables, owners = ladder_log(ladder)
+    builtins = ladder.entries.exclude(builtin="").values_list("pk", flat=True)
+    for pk in builtins:  # (the anchors are fitted whether they have played or not)
+        owners.setdefault(rated_as(pk, None), (pk, None))
+    fitted = fit_ratings(tables, [rated_as(pk, None) for pk in builtins])
+    before = {
+        rated_as(entry, version): matches
+        for entry, version, matches in [
+            *VersionRating.objects.filter(entry__ladder=ladder).values_list(
+                "entry_id", "version_id", "matches"
+            ),
+            *Rating.objects.filter(entry__ladder=ladder, version=None).values_list(
+                "entry_id", "version_id", "matches"
+            ),
+        ]
+    }
+    VersionRating.objects.filter(entry__ladder=ladder).delete()
     Rating.objects.filter(entry__ladder=ladder).delete()
-    # The history gains a point for each entry that has played since the last refit.
+
+    def fit_of(name: str) -> dict[str, Any]:
+        entry, version = owners[name]
+        r = fitted[name]
+        return {
+            "entry_id": entry,
+            "version_id": version,
+            "rating": r.rating,
+            "low": r.low,
+            "high": r.high,
+            "matches": r.matches,
+        }
+
+    # The history gains a point for each one that has played since the last refit.
     RatingPoint.objects.bulk_create(
-        RatingPoint(entry_id=int(name), rating=r.rating, low=r.low, high=r.high, matches=r.matches)
-        for name, r in fitted.items()
-        if before.get(int(name)) != r.matches
+        RatingPoint(**fit_of(name)) for name, r in fitted.items() if before.get(name) != r.matches
     )
-    ratings = [
-        Rating(
-            entry_id=int(name),
-            rating=r.rating,
-            low=r.low,
-            high=r.high,
-            matches=r.matches,
-            fitted_on=len(tables),
-        )
-        for name, r in fitted.items()
-    ]
+    VersionRating.objects.bulk_create(
+        VersionRating(**fit_of(name), fitted_on=len(tables))
+        for name in fitted
+        if owners[name][1] is not None
+    )
+    # What each entry shows: a built-in's own fit; a bot's active version's, else its newest.
+    active = set(
+        BotVersion.objects.filter(
+            status=BotVersion.Status.ACTIVE, bot__entries__ladder=ladder
+        ).values_list("pk", flat=True)
+    )
+    numbers = dict(
+        BotVersion.objects.filter(
+            pk__in=[v for _, v in owners.values() if v is not None]
+        ).values_list("pk", "number")
+    )
+    shown = shown_ratings(list(fitted), owners, active, numbers)
+    ratings = [Rating(**fit_of(name), fitted_on=len(tables)) for name in shown.values()]
     return Rating.objects.bulk_create(ratings)
 
 
@@ -735,8 +960,12 @@ def ladder_fill(*, ladder: Ladder, rng: random.Random | None = None) -> list[Mat
         entries.append(entry)
     if room <= 0 or len(entries) < ladder.table_size:
         return []
+    # Matches played by what sits now: a bot's active version (a new version is the
+    # least-played, so it gets its first matches, and its own rating, at once), a built-in.
     played = {
-        e.pk: MatchSeat.objects.filter(entry=e, match__status=Match.Status.FINISHED).count()
+        e.pk: MatchSeat.objects.filter(
+            entry=e, match__status=Match.Status.FINISHED, version=_active_version(e)
+        ).count()
         for e in entries
     }
     rating = {e.pk: getattr(getattr(e, "rating", None), "rating", e.live_elo) for e in entries}

@@ -12,8 +12,9 @@ from typing import Any
 
 from celery import shared_task
 
-from arena import jobs, services, tournaments
-from arena.models import Ladder
+from arena import comparisons, jobs, people, services, tournaments
+from arena.models import BotVersion, Ladder
+from hearts_runner import live
 
 
 @shared_task(name="arena.ping", bind=True)
@@ -69,14 +70,35 @@ def ladders_fill() -> int:
 @shared_task(name="arena.matches_reap")
 def matches_reap() -> int:
     """Periodic: re-queue matches whose worker or runner was lost; end validations no runner
-    answered."""
-    return services.matches_reap() + jobs.matches_resend() + jobs.versions_expire()
+    answered, and people's games no runner of theirs began."""
+    expired = people.human_games_expire()  # first: such a game is not worth sending again
+    return expired + services.matches_reap() + jobs.matches_resend() + jobs.versions_expire()
+
+
+@shared_task(name="arena.live_feeds_sweep")
+def live_feeds_sweep() -> int:
+    """Periodic: remove the live feeds of matches over for good once their spectators had
+    their time, and hold the feeds' folder to its size (files; Redis expires its own)."""
+    return live.shared_feed().sweep()
 
 
 @shared_task(name="arena.tournament_advance")
 def tournament_advance(tournament_id: int) -> str:
     """After a tournament match: the next round, a decision, or the end."""
     return tournaments.tournament_advance(tournament_id=tournament_id).status
+
+
+@shared_task(name="arena.comparison_start")
+def comparison_start(older_id: int, newer_id: int) -> int:
+    """A version just became active: compare it with the one it replaced."""
+    older, newer = BotVersion.objects.get(pk=older_id), BotVersion.objects.get(pk=newer_id)
+    return comparisons.comparison_start(older=older, newer=newer).pk
+
+
+@shared_task(name="arena.comparison_advance")
+def comparison_advance(comparison_id: int) -> str:
+    """After a comparison's match: the next round, or its verdict."""
+    return comparisons.comparison_advance(comparison_id=comparison_id).status
 
 
 @shared_task(name="arena.tournaments_tick")

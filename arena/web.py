@@ -13,12 +13,14 @@ from typing import Any
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import login, logout
+from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
-from django.core.exceptions import PermissionDenied
+from django.core.exceptions import PermissionDenied, ValidationError
 from django.core.paginator import Paginator
 from django.db import transaction
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.urls import reverse, reverse_lazy
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.safestring import mark_safe
 from django.utils.translation import gettext as _
@@ -28,15 +30,17 @@ from rest_framework.authtoken.serializers import AuthTokenSerializer
 from rest_framework.serializers import Serializer
 from rest_framework.throttling import ScopedRateThrottle
 
-from arena import docs, logins, selectors, services
+from arena import docs, logins, people, selectors, services
 from arena.api.serializers import (
     BotSerializer,
     ChallengeSerializer,
     HumanGameSerializer,
+    MeUpdateSerializer,
     UserCreateSerializer,
     VersionUploadSerializer,
 )
-from arena.charts import Point, rating_history_svg
+from arena.api.throttles import PasswordResetEmailThrottle, upload_throttle_check
+from arena.charts import Point, along, rating_history_svg
 from arena.errors import error_messages
 from arena.models import BotVersion, LadderEntry, Match, MatchSeat, Tournament
 from arena.uploads import read_upload
@@ -252,12 +256,17 @@ def bot_page(request: HttpRequest, bot_id: int) -> HttpResponse:
     ladder_of = {entry.pk: entry.ladder.name for entry in entries}
     points = selectors.rating_history(list(ladder_of), points=HISTORY_POINTS)
     series: dict[str, list[Point]] = {}
-    for entry_id, at, rating, low, high, count in points:
-        series.setdefault(ladder_of[entry_id], []).append(Point(at, rating, low, high, count))
+    for entry_id, at, rating, low, high, count, number in points:
+        series.setdefault(ladder_of[entry_id], []).append(
+            Point(at, rating, low, high, count, number)
+        )
+    series = {name: along(history) for name, history in series.items()}
     chart = rating_history_svg(series, title=_("Rating history of %(name)s") % {"name": bot.name})
     context = {
         "bot": bot,
         "versions": versions,
+        "versions_rated": [(v, selectors.version_ratings(v)) for v in versions],
+        "comparisons": list(selectors.bot_comparisons(bot)[:10]),
         "owner": owner,
         "matches": matches,
         "logs": selectors.bot_logs(bot, matches, request.user),
@@ -267,6 +276,38 @@ def bot_page(request: HttpRequest, bot_id: int) -> HttpResponse:
         "refresh": any(v.status in _WAITING for v in versions),
     }
     return render(request, "arena/bot.html", context)
+
+
+def timeline_rows(decisions: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """A seat's timeline (``bots_sdk.runner.decision_entry``) as the match page draws it for
+    its owner: what was played, the time charged with a bar (a share of the slowest
+    decision), the bank left in seconds, the lines written, the fault where one happened.
+
+    >>> rows = timeline_rows([{"hand": 0, "trick": None, "decision": "pass", "ms": 40.0,
+    ...                        "bank_ms": 9000.0, "action": ["2C", "3C", "4C"]},
+    ...                       {"hand": 0, "trick": 0, "decision": "play", "ms": 10.0,
+    ...                        "bank_ms": 9000.0, "action": "5C", "log": "hm", "fault": ""}])
+    >>> [(r["played"], r["bar"], r["bank"], r["log"]) for r in rows]
+    [('2C 3C 4C', 100, '9.00', ''), ('5C', 25, '9.00', 'hm')]
+    """
+    slowest = max((float(d.get("ms") or 0) for d in decisions), default=0.0) or 1.0
+    rows = []
+    for step in decisions:
+        action, ms, bank = step.get("action"), step.get("ms"), step.get("bank_ms")
+        rows.append(
+            {
+                "hand": step.get("hand"),
+                "trick": step.get("trick"),
+                "decision": step.get("decision", ""),
+                "played": " ".join(map(str, action)) if isinstance(action, list) else str(action),
+                "ms": "" if ms is None else f"{float(ms):.1f}",
+                "bar": 0 if ms is None else round(100 * float(ms) / slowest),
+                "bank": "" if bank is None else f"{float(bank) / 1000:.2f}",
+                "log": str(step.get("log") or ""),
+                "fault": str(step.get("fault") or ""),
+            }
+        )
+    return rows
 
 
 def match_page(request: HttpRequest, match_id: int) -> HttpResponse:
@@ -285,7 +326,10 @@ def match_page(request: HttpRequest, match_id: int) -> HttpResponse:
         "seats": seats,
         "frames_json": json.dumps(frames) if frames else "",
         "names_json": json.dumps(names),
-        "logs": selectors.match_logs(seats, request.user),
+        "logs": [
+            {**log, "timeline": timeline_rows(log["decisions"])}
+            for log in selectors.match_logs(seats, request.user, match.record)
+        ],
         "finished": match.status == Match.Status.FINISHED,
         "live_url": f"/ws/matches/{match.pk}/live/" if live else "",
     }
@@ -371,11 +415,30 @@ def _form(
     status: int = 200,
     extra: dict[str, Any] | None = None,
 ) -> HttpResponse:
+    context = _form_context(
+        title=title, intro=intro, fields=fields, errors=errors, submit=submit, extra=extra
+    )
+    return render(
+        request, "arena/form.html", context, status=400 if errors and status == 200 else status
+    )
+
+
+def _form_context(
+    *,
+    title: str,
+    intro: str,
+    fields: list[FormField],
+    errors: dict[str, list[str]],
+    submit: str,
+    extra: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """What the generic form template draws: each field with its errors, and the errors of
+    no one field above them."""
     names = {f.name for f in fields}
     for f in fields:
         f.errors = errors.get(f.name, [])
     general = [m for name, ms in errors.items() if name not in names for m in ms]
-    context = {
+    return {
         "title": title,
         "intro": intro,
         "fields": fields,
@@ -384,9 +447,6 @@ def _form(
         "multipart": any(f.kind == "file" for f in fields),
         **(extra or {}),
     }
-    return render(
-        request, "arena/form.html", context, status=400 if errors and status == 200 else status
-    )
 
 
 @dataclass(frozen=True)
@@ -422,6 +482,15 @@ def signup(request: HttpRequest) -> HttpResponse:
             kind="password",
             help=_("at least 10 characters"),
             autocomplete="new-password",
+        ),
+        FormField(
+            "email",
+            _("E-mail address"),
+            kind="email",
+            value=request.POST.get("email", ""),
+            help=_("where a link to choose a new password is sent if you forget yours"),
+            required=False,
+            autocomplete="email",
         ),
     ]
     errors: dict[str, list[str]] = {}
@@ -495,7 +564,7 @@ def login_page(request: HttpRequest) -> HttpResponse:
         errors=errors,
         submit=_("Log in"),
         status=status,
-        extra={"show_signup": True},
+        extra={"show_signup": True, "show_reset": True},
     )
 
 
@@ -505,24 +574,271 @@ def logout_page(request: HttpRequest) -> HttpResponse:
     return redirect("home")
 
 
-@login_required
-def account(request: HttpRequest) -> HttpResponse:
-    status = 200
-    if request.method == "POST":  # a new API token (the old one stops working)
-        refused = _throttled(request, "token")
-        if not refused:
-            services.token_rotate(user=request.user)
-            messages.success(request, _("A new API token was made; the old one no longer works."))
-            return redirect("account")
-        for message in refused["detail"]:
-            messages.error(request, message)
-        status = 429
+def _email_fields(request: HttpRequest) -> list[FormField]:
+    return [
+        FormField(
+            "email",
+            _("E-mail address"),
+            kind="email",
+            value=request.POST.get("email", request.user.email),
+            help=_("where a link to choose a new password is sent; empty for none"),
+            required=False,
+            autocomplete="email",
+        ),
+        FormField(
+            "password",
+            _("Your password"),
+            kind="password",
+            help=_("asked for before the address changes"),
+            autocomplete="current-password",
+        ),
+    ]
+
+
+def _account_page(
+    request: HttpRequest,
+    *,
+    status: int = 200,
+    issued: tuple[Any, str] | None = None,
+    email_errors: dict[str, list[str]] | None = None,
+) -> HttpResponse:
+    email = _form_context(
+        title="", intro="", fields=_email_fields(request), errors=email_errors or {}, submit=""
+    )
     context = {
         "bots": selectors.bots_of(request.user),
-        "token": selectors.token_of(request.user),
+        "tokens": selectors.api_tokens_of(request.user),
+        "issued": issued,  # a new token and its key: shown on this answer only
+        "email_fields": email["fields"],
+        "email_general": email["general"],
+        "token_days": settings.API_TOKEN_DAYS,
         "games": selectors.games_of(request.user),
     }
     return render(request, "arena/account.html", context, status=status)
+
+
+@login_required
+def account(request: HttpRequest) -> HttpResponse:
+    """The account: bots, games, API tokens (a POST makes one: its key is shown on that answer
+    and never again), and the e-mail address."""
+    if request.method != "POST":
+        return _account_page(request)
+    refused = _throttled(request, "token")
+    if refused:
+        for message in refused["detail"]:
+            messages.error(request, message)
+        return _account_page(request, status=429)
+    name = request.POST.get("name", "").strip()[:64] or _("made on the account page")
+    issued = services.token_create(user=request.user, name=name)
+    messages.success(request, _("A new API token was made. Copy it now: it is not shown again."))
+    return _account_page(request, issued=issued)
+
+
+@login_required
+@require_POST
+def token_revoke(request: HttpRequest, token_id: int) -> HttpResponse:
+    """Revoke one of the signed-in user's tokens (another's is no such token: 404)."""
+    refused = _throttled(request, "tokens")
+    if refused:
+        for message in refused["detail"]:
+            messages.error(request, message)
+        return _account_page(request, status=429)
+    token = selectors.api_token_get(user=request.user, token_id=token_id)
+    services.token_revoke(token=token)
+    messages.success(
+        request, _("The token %(name)s was revoked: it works no more.") % {"name": token.name}
+    )
+    return redirect("account")
+
+
+@login_required
+@require_POST
+def email_change(request: HttpRequest) -> HttpResponse:
+    """Change the e-mail address, with the current password (the API's validation and
+    allowance: ``PATCH /api/users/me/``)."""
+    username, address = request.user.get_username(), logins.client_address(request)
+    wait = logins.login_wait(username, address)
+    errors = _throttled(request, "login")
+    if wait and not errors:
+        errors = {"detail": [logins.too_many_message(wait)]}
+    if errors:
+        return _account_page(request, status=429, email_errors=errors)
+    done, errors = _submit(
+        MeUpdateSerializer(data=request.POST),
+        lambda data: services.user_email_set(user=request.user, **data),
+    )
+    if done is None:
+        if "password" in errors and request.POST.get("password"):
+            logins.login_failed(username, address)  # a wrong password, as the API counts it
+        return _account_page(request, status=400, email_errors=errors)
+    messages.success(request, _("Your e-mail address was saved."))
+    return redirect("account")
+
+
+# --- password reset: Django's views and machinery, our pages and the API's allowances -----------
+
+
+def _fields_of(form: Any, *, help: dict[str, str]) -> list[FormField]:
+    """A Django form's inputs as the generic form template draws them."""
+    fields = []
+    for bound in form:
+        kind = getattr(bound.field.widget, "input_type", "text")
+        fields.append(
+            FormField(
+                bound.html_name,
+                str(bound.label),
+                kind=kind,
+                value="" if kind == "password" else (bound.value() or ""),
+                help=help.get(bound.name, ""),
+                autocomplete=bound.field.widget.attrs.get("autocomplete", "off"),
+            )
+        )
+    return fields
+
+
+def _form_errors(form: Any) -> dict[str, list[str]]:
+    return {
+        ("detail" if name == "__all__" else name): list(messages)
+        for name, messages in form.errors.items()
+    }
+
+
+class PasswordResetPage(auth_views.PasswordResetView):
+    """``/password-reset/``: an address; a one-use link is mailed to the accounts that have
+    it (``services.password_reset_send``, as the API does), and the next page says the same
+    whether or not one does. The API's allowances: per client address and per e-mail address."""
+
+    template_name = "arena/form.html"
+    success_url = reverse_lazy("password_reset_done")
+
+    def get_context_data(self, **kwargs: Any) -> dict[str, Any]:
+        context = super().get_context_data(**kwargs)
+        form = context["form"]
+        return {
+            **context,
+            **_form_context(
+                title=_("Choose a new password"),
+                intro=_(
+                    "Give the e-mail address of your account: a link to choose a new "
+                    "password is sent to it."
+                ),
+                fields=_fields_of(form, help={}),
+                errors=kwargs.get("errors") or _form_errors(form),
+                submit=_("Send the link"),
+            ),
+        }
+
+    def form_valid(self, form: Any) -> HttpResponse:
+        errors = _throttled(self.request, "password_reset") or _email_throttled(self.request)
+        if errors:
+            context = self.get_context_data(form=form, errors=errors)
+            return self.render_to_response(context, status=429)
+        services.password_reset_send(
+            email=form.cleaned_data["email"],
+            domain=self.request.get_host(),
+            use_https=self.request.is_secure(),
+        )
+        return redirect(self.success_url)
+
+    def form_invalid(self, form: Any) -> HttpResponse:
+        return self.render_to_response(self.get_context_data(form=form), status=400)
+
+
+def password_reset_done(request: HttpRequest) -> HttpResponse:
+    return render(
+        request,
+        "arena/message.html",
+        {
+            "title": _("Look in your mailbox"),
+            "lines": [
+                _(
+                    "If an account has this address, a link to choose a new password was sent "
+                    "to it. It works once, for a day."
+                ),
+                _("No mail after a few minutes? Look among the unwanted mail, or ask again."),
+            ],
+        },
+    )
+
+
+class PasswordResetConfirmPage(auth_views.PasswordResetConfirmView):
+    """The mailed link: Django's view checks it (and moves its token into the session, out
+    of the address bar); the new password is set by ``services.password_reset_confirm``,
+    which also revokes the account's API tokens."""
+
+    template_name = "arena/form.html"
+    success_url = reverse_lazy("password_reset_complete")
+
+    def get_context_data(self, **kwargs: Any) -> dict[str, Any]:
+        context = super().get_context_data(**kwargs)
+        form = context.get("form")
+        if form is None:  # a link that does not work
+            return {
+                **context,
+                "title": _("This link does not work"),
+                "lines": [
+                    _(
+                        "It was used already, is more than a day old, or was copied "
+                        "wrong. Ask for a new one."
+                    )
+                ],
+                "link": (reverse("password_reset"), _("Ask for a new link")),
+            }
+        return {
+            **context,
+            **_form_context(
+                title=_("Choose a new password"),
+                intro=_("Every API token of the account stops working, and every session."),
+                fields=_fields_of(form, help={"new_password1": _("at least 10 characters")}),
+                errors=kwargs.get("errors") or _form_errors(form),
+                submit=_("Set the password"),
+            ),
+        }
+
+    def get_template_names(self) -> list[str]:
+        return ["arena/form.html" if self.validlink else "arena/message.html"]
+
+    def form_valid(self, form: Any) -> HttpResponse:
+        errors, status = _throttled(self.request, "password_reset"), 429
+        if not errors:
+            try:
+                services.password_reset_confirm(
+                    uid=self.kwargs["uidb64"],
+                    token=self.request.session.get(auth_views.INTERNAL_RESET_SESSION_TOKEN, ""),
+                    password=form.cleaned_data["new_password1"],
+                )
+            except ValidationError as exc:  # the link was used meanwhile, in another tab
+                errors, status = error_messages(exc) or {}, 400
+            else:
+                self.request.session.pop(auth_views.INTERNAL_RESET_SESSION_TOKEN, None)
+                return redirect(self.success_url)
+        context = self.get_context_data(form=form, errors=errors)
+        return self.render_to_response(context, status=status)
+
+    def form_invalid(self, form: Any) -> HttpResponse:
+        return self.render_to_response(self.get_context_data(form=form), status=400)
+
+
+def password_reset_complete(request: HttpRequest) -> HttpResponse:
+    return render(
+        request,
+        "arena/message.html",
+        {
+            "title": _("Your password was changed"),
+            "lines": [_("Your API tokens and sessions ended with the old password.")],
+            "link": (reverse("login"), _("Log in")),
+        },
+    )
+
+
+def _email_throttled(request: HttpRequest) -> dict[str, list[str]]:
+    """The API's allowance of reset mails per e-mail address counts this request (as
+    :func:`_throttled` does a scope's)."""
+    throttle = PasswordResetEmailThrottle()
+    if throttle.allow_request(request, None):
+        return {}
+    wait = throttle.wait()
+    return {"detail": [str(exceptions.Throttled(math.ceil(wait) if wait else None).detail)]}
 
 
 @login_required
@@ -596,7 +912,12 @@ def version_upload(request: HttpRequest, bot_id: int) -> HttpResponse:
         ),
     ]
     errors: dict[str, list[str]] = {}
+    status = 200
     if request.method == "POST":
+        try:  # the API's allowance of uploads, per user and per bot
+            upload_throttle_check(request, bot_id=bot.pk)
+        except exceptions.Throttled as refused:
+            errors, status = {"detail": [str(refused.detail)]}, 429
 
         def upload(data: dict[str, Any]) -> BotVersion:
             file = data["file"]
@@ -605,9 +926,11 @@ def version_upload(request: HttpRequest, bot_id: int) -> HttpResponse:
                 bot=bot, user=request.user, filename=file.name, data=content
             )
 
-        version, errors = _submit(
-            VersionUploadSerializer(data={"file": request.FILES.get("file")}), upload
-        )
+        version = None
+        if not errors:
+            version, errors = _submit(
+                VersionUploadSerializer(data={"file": request.FILES.get("file")}), upload
+            )
         if version is not None:
             messages.success(
                 request,
@@ -625,6 +948,7 @@ def version_upload(request: HttpRequest, bot_id: int) -> HttpResponse:
         fields=fields,
         errors=errors,
         submit=_("Upload"),
+        status=status,
         extra={"back": bot},
     )
 
@@ -729,8 +1053,10 @@ PLAY_DEFAULTS = ("heuristic", "montecarlo", "low", "heuristic", "random", "low")
 
 
 def play_new(request: HttpRequest) -> HttpResponse:
-    """Sit down against bots: choose the rules and the opponents; anyone may (throttled).
-    ``?opponent=NAME`` (a bot page's link) seats that bot first."""
+    """Sit down against bots: choose the rules and the opponents; anyone may (throttled), one
+    open game per visitor and ``HUMAN_GAMES_MAX_OPEN`` for everyone (arena.people): past
+    either, this page says so and nothing is queued. ``?opponent=NAME`` (a bot page's link)
+    seats that bot first. The seat's secret goes in the seat cookie, never in an address."""
     chosen = request.GET.get("opponent", "")[:64] or PLAY_DEFAULTS[0]
     count = _table_size(request, 7)
     rules_field, hands_field = _table_fields(request, hands="1")
@@ -746,24 +1072,16 @@ def play_new(request: HttpRequest) -> HttpResponse:
     ]
     fields = [rules_field, *opponents, hands_field]
     errors: dict[str, Any] = {}
+    status, open_game = 200, None
     if request.method == "POST":
-        errors = _throttled(request, "human_games")
+        errors, status = _throttled(request, "human_games"), 429
         if not errors:
-            chosen_seats = [
-                _seat_value(request.POST.get(f"opponent{i}", "")) for i in range(1, count)
-            ]
-            data = _table_data(request, chosen_seats, count)
-            user = request.user if request.user.is_authenticated else None
-            made, errors = _submit(
-                HumanGameSerializer(data=data),
-                lambda v: services.human_game_create(
-                    user=user, opponents=v["seats"], rules=v["rules"], hands=v.get("hands")
-                ),
-            )
-            if "seats" in errors:
-                errors["opponent1"] = errors.pop("seats")
+            made, errors, status, open_game = _play_open(request, count)
             if made is not None:
-                return redirect("play", token=made[1])
+                match, token = made
+                response = redirect("play", match_id=match.pk)
+                _set_seat_cookie(request, response, token)
+                return response
     return _form(
         request,
         title=_("Play against bots"),
@@ -774,19 +1092,89 @@ def play_new(request: HttpRequest) -> HttpResponse:
         fields=fields,
         errors=errors,
         submit=_("Sit down"),
+        status=status if errors else 200,
         extra={
             "datalist": sorted(BUILTIN) + selectors.bot_names_playing(200),
             "seat_counts": range(3, 8),
             "seat_count": count,
+            "open_game": open_game,
         },
     )
 
 
-def play_page(request: HttpRequest, token: str) -> HttpResponse:
-    """A person's seat: the table as it is played, and the person's hand and choices."""
-    seat = selectors.person_seat(token)
+def _play_open(
+    request: HttpRequest, count: int
+) -> tuple[tuple[Match, str] | None, dict[str, Any], int, int | None]:
+    """The game the play form asks for (arena.people.human_game_open), or why not: the
+    errors, the answer's status and the visitor's open game (to link to), if that is why."""
+    held = selectors.person_game_open(people.seat_cookie(request.COOKIES))
+    if held is not None:  # this browser's seat cookie names a game still open
+        return None, error_messages(people.OpenGameError(held)) or {}, 409, held
+    serializer = HumanGameSerializer(
+        data=_table_data(request, _opponent_values(request, count), count)
+    )
+    if not serializer.is_valid():
+        errors = {name: _messages(value) for name, value in serializer.errors.items()}
+        if "seats" in errors:
+            errors["opponent1"] = errors.pop("seats")
+        return None, errors, 400, None
+    data = serializer.validated_data
+    user = request.user if request.user.is_authenticated else None
+    visitor = people.Visitor(user=user, address=request.META.get("REMOTE_ADDR", ""))
+    try:
+        made = people.human_game_open(
+            visitor=visitor, opponents=data["seats"], rules=data["rules"], hands=data.get("hands")
+        )
+    except people.OpenGameError as exc:
+        # The game is shown only to its own browser or user; to a neighbour behind the same
+        # address, only that one is open.
+        mine = exc.match_id is not None and user is not None
+        mine = mine and selectors.person_seat(exc.match_id, user=user) is not None
+        shown = people.OpenGameError(exc.match_id if mine else None)
+        return None, error_messages(shown) or {}, 409, exc.match_id if mine else None
+    except people.TablesFullError as exc:
+        return None, error_messages(exc) or {}, 503, None
+    except Exception as exc:  # a domain error in the API's words (as _submit), else a bug
+        errors = error_messages(exc) or {}
+        if not errors:
+            raise
+        if "seats" in errors:
+            errors["opponent1"] = errors.pop("seats")
+        return None, errors, 400, None
+    return made, {}, 200, None
+
+
+def _opponent_values(request: HttpRequest, count: int) -> list[Any]:
+    return [_seat_value(request.POST.get(f"opponent{i}", "")) for i in range(1, count)]
+
+
+def _set_seat_cookie(request: HttpRequest, response: HttpResponse, token: str) -> None:
+    """The seat's secret in a cookie no script reads and no other site's page sends."""
+    response.set_cookie(
+        people.SEAT_COOKIE,
+        token,
+        max_age=services.HUMAN_LEASE_SECONDS,
+        path="/",
+        secure=request.is_secure() or settings.SESSION_COOKIE_SECURE,
+        httponly=True,
+        samesite="Strict",
+    )
+
+
+def _seat_of(request: HttpRequest, match_id: int) -> MatchSeat:
+    """The person's seat of match ``match_id`` that this visitor holds (its seat cookie, or
+    the signed-in user); no such game (404) for anyone else, the same as for no game."""
+    user = request.user if request.user.is_authenticated else None
+    token = people.seat_cookie(request.COOKIES)
+    seat = selectors.person_seat(match_id, token=token, user=user)
     if seat is None:
         raise Http404(_("No such game."))
+    return seat
+
+
+def play_page(request: HttpRequest, match_id: int) -> HttpResponse:
+    """A person's seat: the table as it is played, and the person's hand and choices."""
+    seat = _seat_of(request, match_id)
     match = seat.match
     if match.status == Match.Status.FINISHED:
         return redirect("match", match_id=match.pk)
@@ -799,9 +1187,35 @@ def play_page(request: HttpRequest, token: str) -> HttpResponse:
         "frames_json": json.dumps(frames),
         "names_json": json.dumps(names),
         "live_url": f"/ws/matches/{match.pk}/live/",
-        "play_url": f"/ws/play/{token}/",
+        "play_url": f"/ws/play/{match.pk}/",
+        "away_seconds": settings.HUMAN_AWAY_SECONDS,
+        "game_seconds": settings.HUMAN_GAME_SECONDS,
     }
     return render(request, "arena/play.html", context)
+
+
+@require_POST
+def play_leave(request: HttpRequest, match_id: int) -> HttpResponse:
+    """The person leaves the table: the fallback plays their seat from here (or a game no
+    runner began ends); the match page follows."""
+    seat = _seat_of(request, match_id)
+    if people.human_game_leave(match_id=match_id, token=seat.human_token):
+        messages.success(request, _("You left the table: the referee plays your seat from here."))
+    return redirect("match", match_id=match_id)
+
+
+def play_old_link(request: HttpRequest, token: str) -> HttpResponse:
+    """``/play/<secret>/``, the address a seat once had: sent on to the play form, saying so
+    (a redirect: Django logs no line for it, and the page shown holds no copy of the address,
+    as a 404 page would in its forms)."""
+    messages.info(
+        request,
+        _(
+            "A game's page is now /play/ and its match number, opened in the browser that sat "
+            "down (or by its signed-in player)."
+        ),
+    )
+    return redirect("play_new")
 
 
 def _seat_name(seat: MatchSeat) -> str:

@@ -3,12 +3,16 @@
 A bot with a manifest naming a compiled language (:mod:`bots_sdk.languages`) is built before
 it plays: its files are unpacked into a folder the build sees read-only at ``/src``; in the
 sandbox (no network, its own uid, the seccomp filter, no environment but ``PATH`` and
-``HOME``) a shell copies them into its private ``/tmp``, runs the manifest's build line with
-its output on stderr, and writes the built folder to stdout as a tar stream. The build has
-limits of its own (:class:`BuildLimits`): CPU seconds, memory, processes, wall time, the bytes
-and files its ``/tmp`` may hold, the size of what it returns and of its log. The built folder
-is kept in a cache keyed by the code's sha256 and the toolchain's versions, and that folder
-(read-only at ``/bot``) is what every match of the version runs.
+``HOME``) the packer (:mod:`bots_sdk.packer`, a process the build cannot reach) copies them
+into its private ``/tmp``, runs the manifest's build line with its output on stderr, stops
+whatever the build left running, and writes the built folder to stdout as a stream of plain
+files and folders. The build has limits of its own (:class:`BuildLimits`): CPU seconds,
+memory, processes, wall time, the bytes and files its ``/tmp`` may hold, the size of what it
+returns and of its log. The referee reads the stream as hostile (:func:`_extract`: any fault
+of it is the build's, a :class:`BuildError`), into a cache keyed by the code's sha256 and the
+toolchain's versions, and that folder (read-only at ``/bot``) is what every match of the
+version runs. The cache holds at most ``BIDEL_BUILD_CACHE_MB`` and forgets the builds used
+least recently first, never one a seat on this host holds (:class:`Lease`).
 
 >>> asked = {"language": "cpp", "build": "make", "run": ["./bot"]}
 >>> key = cache_key(b"code", asked, "g++ 12")
@@ -18,6 +22,7 @@ is kept in a cache keyed by the code's sha256 and the toolchain's versions, and 
 
 from __future__ import annotations
 
+import fcntl
 import functools
 import hashlib
 import io
@@ -28,7 +33,6 @@ import shutil
 import signal
 import stat
 import subprocess
-import tarfile
 import tempfile
 import time
 import zipfile
@@ -36,6 +40,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from bots_sdk import packer
 from bots_sdk.languages import (
     LANGUAGES,
     MANIFESTS,
@@ -44,6 +49,7 @@ from bots_sdk.languages import (
     manifest_of,
     zip_root,
 )
+from bots_sdk.sandbox import SandboxUnavailable
 
 #: A folder a bot's files may not come from when packed (build outputs, tools' own).
 SKIPPED_FOLDERS = frozenset({"target", "classes", "node_modules", "build", "__pycache__"})
@@ -54,25 +60,47 @@ MAX_UNPACKED = 8 * 1024 * 1024
 NOTE_LOG = 8192
 #: The most a packed bot may weigh: what the platform takes as an upload.
 MAX_PACKED = 1024 * 1024
-#: What a built folder holds at most: files (and folders), as a tar stream from the sandbox.
+#: What a built folder holds at most: files and folders, as a stream from the sandbox.
 MAX_BUILT_FILES = 2000
+#: The build cache's size when ``BIDEL_BUILD_CACHE_MB`` does not say (32 builds at their
+#: largest, hundreds of the kits' size).
+CACHE_MB = 2048
+#: The packer, run by the build's sandbox in place of a shell (stdlib only).
+PACKER = Path(packer.__file__).resolve()
+_MiB = 1024 * 1024
 
-# Run by /bin/sh in the sandbox: $1 the build line, $2 the sources, $3 the build folder.
-SCRIPT = (
-    'mkdir -p "$3" && cp -R "$2"/. "$3" && cd "$3" && { sh -c "$1" </dev/null >&2; } '
-    '&& { [ -z "$(find . -type l)" ] || { echo "the build left links in the folder; '
-    'links are refused" >&2; exit 97; }; } && exec tar -cf - .'
-)
 
+def build_argv(
+    build_line: str,
+    sources: str,
+    folder: str,
+    *,
+    python: str,
+    script: str,
+    limits: BuildLimits,
+    sandboxed: bool,
+) -> list[str]:
+    """The build's command: the packer (``script``, run by ``python``) copies ``sources`` to
+    ``folder``, builds there (its output to stderr), then writes the folder to stdout as a
+    stream, or its verdict (:mod:`bots_sdk.packer`).
 
-def build_argv(build_line: str, sources: str, folder: str) -> list[str]:
-    """The build's command in the sandbox: copy ``sources`` to ``folder``, build there (its
-    output to stderr), then write the folder to stdout as a tar stream.
-
-    >>> build_argv("make", "/src", "/tmp/build")[-3:]
-    ['make', '/src', '/tmp/build']
+    >>> build_argv("make", "/src", "/tmp/build", python="/usr/bin/python3",
+    ...            script="/sdk/packer.py", limits=BuildLimits(), sandboxed=True)[4:]
+    ['/sdk/packer.py', 'sandboxed', '67108864', '2000', '/src', '/tmp/build', 'make']
     """
-    return ["/bin/sh", "-c", SCRIPT, "sh", build_line or "true", sources, folder]
+    return [
+        python,
+        "-I",
+        "-S",
+        "-B",
+        script,
+        "sandboxed" if sandboxed else "unsandboxed",
+        str(limits.output_mb * _MiB),
+        str(MAX_BUILT_FILES),
+        sources,
+        folder,
+        build_line or "true",
+    ]
 
 
 class BuildError(RuntimeError):
@@ -204,6 +232,153 @@ def cache_root() -> Path:
     return Path(base) / "bidel" / "builds"
 
 
+def cache_cap() -> int:
+    """The build cache's size cap in bytes: ``BIDEL_BUILD_CACHE_MB`` MiB (default
+    :data:`CACHE_MB`); a setting that is not a whole number above 0 is refused, loudly, as
+    this host's failure (:class:`SandboxUnavailable`: it cannot build), never a bot's.
+
+    >>> cache_cap() >= 1024 * 1024
+    True
+    """
+    configured = os.environ.get("BIDEL_BUILD_CACHE_MB", "").strip() or str(CACHE_MB)
+    if not (configured.isascii() and configured.isdigit()) or int(configured) < 1:
+        raise SandboxUnavailable(
+            f"BIDEL_BUILD_CACHE_MB must be a whole number of MiB above 0, not {configured!r}"
+        )
+    return int(configured) * _MiB
+
+
+@dataclass
+class Lease:
+    """A shared lock on one build in the cache (``flock`` on ``<key>.lock`` beside it), held
+    by each seat that runs it for as long as it runs: the cache never evicts a leased build.
+    """
+
+    fd: int | None
+
+    def release(self) -> None:
+        if self.fd is not None:
+            fd, self.fd = self.fd, None
+            os.close(fd)  # (and the lock with it)
+
+
+def _lock_path(root: Path, key: str) -> Path:
+    return root / f"{key}.lock"
+
+
+def _take(root: Path, key: str, how: int) -> int | None:
+    """A descriptor of ``key``'s lock file holding ``how`` (``LOCK_SH``, or ``LOCK_EX |
+    LOCK_NB``: None when another holds it). The lock file is checked to be the one at its
+    path once held (an eviction unlinks it under its exclusive lock, so an old one is stale).
+    """
+    path = _lock_path(root, key)
+    for _ in range(1000):
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW, 0o600)
+        try:
+            fcntl.flock(fd, how)
+            held, there = os.fstat(fd), os.stat(path, follow_symlinks=False)
+        except (BlockingIOError, FileNotFoundError) as exc:
+            os.close(fd)
+            if isinstance(exc, BlockingIOError):
+                return None
+            continue
+        except BaseException:
+            os.close(fd)
+            raise
+        if (held.st_ino, held.st_dev) == (there.st_ino, there.st_dev):
+            return fd
+        os.close(fd)
+    raise OSError(f"the build cache's lock {path} keeps being replaced")
+
+
+def _is_key(name: str) -> bool:
+    return len(name) == 64 and all(c in "0123456789abcdef" for c in name)
+
+
+def _entry_bytes(entry: Path) -> int:
+    facts = json.loads((entry / "build.json").read_text())
+    if isinstance(facts.get("bytes"), int):
+        return int(facts["bytes"])
+    return _folder_bytes(entry)
+
+
+def _folder_bytes(folder: Path) -> int:
+    total = 0
+    for above, _, files in os.walk(folder):
+        for name in files:
+            total += os.lstat(os.path.join(above, name)).st_size
+    return total
+
+
+def _last_used(entry: Path) -> int:
+    try:
+        return (entry / "used").stat().st_mtime_ns
+    except FileNotFoundError:
+        return (entry / "build.json").stat().st_mtime_ns
+
+
+def _mark_used(entry: Path) -> None:
+    used = entry / "used"
+    used.touch()
+    os.utime(used)
+
+
+def evict(root: Path, cap: int, keep: str = "") -> list[str]:
+    """Forget the builds used least recently until the cache holds at most ``cap`` bytes;
+    never ``keep``, nor a build a seat on this host holds (:class:`Lease`). The keys
+    forgotten, in that order; leftovers of interrupted builds and evictions go too."""
+    now = time.time()
+    found: list[tuple[int, str, int]] = []
+    for path in root.iterdir():
+        name = path.name
+        try:
+            if name.startswith(".evict-") or (
+                name.startswith(".tmp-") and now - path.lstat().st_mtime > 3600
+            ):
+                shutil.rmtree(path, ignore_errors=True)
+            elif _is_key(name) and path.is_dir() and (path / "build.json").is_file():
+                found.append((_last_used(path), name, _entry_bytes(path)))
+            elif name.endswith(".lock") and _is_key(name[:-5]) and not (root / name[:-5]).exists():
+                _forget_lock(root, name[:-5])
+        except FileNotFoundError:  # forgotten meanwhile by another referee of this host
+            continue
+    total = sum(size for _, _, size in found)
+    gone: list[str] = []
+    for _, key, size in sorted(found):
+        if total <= cap:
+            break
+        if key == keep:
+            continue
+        fd = _take(root, key, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        if fd is None:  # a seat is running it
+            continue
+        try:
+            total -= size
+            if not (root / key / "build.json").is_file():  # forgotten meanwhile, elsewhere
+                _lock_path(root, key).unlink(missing_ok=True)
+                continue
+            doomed = Path(tempfile.mkdtemp(prefix=f".evict-{key[:12]}-", dir=root))
+            os.rename(root / key, doomed / key)
+            _lock_path(root, key).unlink()  # (under the exclusive lock: see _take)
+        finally:
+            os.close(fd)
+        shutil.rmtree(doomed, ignore_errors=True)
+        gone.append(key)
+    return gone
+
+
+def _forget_lock(root: Path, key: str) -> None:
+    """Remove the lock file of a key with no build (a build that failed), unless held."""
+    fd = _take(root, key, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    if fd is None:
+        return
+    try:
+        if not (root / key).exists():
+            _lock_path(root, key).unlink(missing_ok=True)
+    finally:
+        os.close(fd)
+
+
 # --- the code: packed from a folder, unpacked safely --------------------------------------
 
 
@@ -278,14 +453,15 @@ def unpack(code: bytes, into: Path) -> None:
 
 @dataclass(frozen=True)
 class Built:
-    """A built bot: its folder (what runs), the manifest, the build's log and time, and
-    whether it came from the cache."""
+    """A built bot: its folder (what runs), the manifest, the build's log and time, whether
+    it came from the cache, and the lease that keeps it there while it is used."""
 
     folder: Path
     manifest: Manifest
     log: str
     seconds: float
     cached: bool
+    lease: Lease | None = field(default=None, compare=False, repr=False)
 
     def note(self) -> str:
         """For the bot's log: a line, then what the build printed (its warnings), if anything,
@@ -303,7 +479,9 @@ def built(
     code: bytes, manifest: Manifest, launcher: Any, limits: BuildLimits | None = None
 ) -> Built:
     """The built folder of ``code``: from the cache, else built now in ``launcher``'s sandbox
-    (and cached). Raises :class:`BuildError` with the log when the build fails."""
+    (and cached, the cache then held to :func:`cache_cap`), with a :class:`Lease` on it that
+    the caller releases once nothing runs it. Raises :class:`BuildError` with the log when the
+    build fails, or its output is refused."""
     limits = limits or BuildLimits()
     tools = toolchain(manifest.language)
     if tools.missing:
@@ -311,44 +489,70 @@ def built(
             f"{', '.join(tools.missing)} is not installed here: {manifest.language} bots "
             "cannot be built on this host"
         )
+    cap = cache_cap()
     key = cache_key(code, manifest.to_dict(), tools.versions)
     root = cache_root()
     entry = root / key
-    if (entry / "bot").is_dir() and (entry / "build.json").is_file():
-        facts = json.loads((entry / "build.json").read_text())
-        log = (entry / "build.log").read_text(errors="replace")
-        return Built(entry / "bot", manifest, log, float(facts.get("seconds", 0.0)), True)
     root.mkdir(parents=True, exist_ok=True)
+    fd = _take(root, key, fcntl.LOCK_SH)
+    assert fd is not None  # (a blocking lock)
+    lease = Lease(fd)
+    try:
+        if (entry / "bot").is_dir() and (entry / "build.json").is_file():
+            facts = json.loads((entry / "build.json").read_text())
+            log = (entry / "build.log").read_text(errors="replace")
+            _mark_used(entry)
+            seconds = float(facts.get("seconds", 0.0))
+            return Built(entry / "bot", manifest, log, seconds, True, lease)
+        log, seconds = _build_into(code, manifest, tools, launcher, limits, entry)
+        evict(root, cap, keep=key)
+    except BaseException:
+        lease.release()
+        _forget_lock(root, key)
+        raise
+    return Built(entry / "bot", manifest, log, seconds, False, lease)
+
+
+def _build_into(
+    code: bytes,
+    manifest: Manifest,
+    tools: Toolchain,
+    launcher: Any,
+    limits: BuildLimits,
+    entry: Path,
+) -> tuple[str, float]:
+    """Build ``code`` and keep what it built at ``entry``: (its log, its seconds)."""
     with tempfile.TemporaryDirectory(prefix="bidel-build-") as scratch:
         sources = Path(scratch) / "src"
         unpack(code, sources)
         started = time.monotonic()
         output, log = _run_build(sources, manifest, tools, launcher, limits)
         seconds = time.monotonic() - started
-        staging = Path(tempfile.mkdtemp(prefix=".tmp-", dir=root))
+    staging = Path(tempfile.mkdtemp(prefix=".tmp-", dir=entry.parent))
+    try:
+        _extract(output, staging / "bot", limits)
+        (staging / "build.log").write_text(log)
+        (staging / "used").touch()
+        facts = {"seconds": seconds, "manifest": manifest.to_dict(), "tools": tools.versions}
+        facts["bytes"] = _folder_bytes(staging) + 200  # (with these facts themselves)
+        (staging / "build.json").write_text(json.dumps(facts))
+        staging.chmod(0o755)
         try:
-            _extract(output, staging / "bot")
-            (staging / "build.log").write_text(log)
-            (staging / "build.json").write_text(
-                json.dumps(
-                    {"seconds": seconds, "manifest": manifest.to_dict(), "tools": tools.versions}
-                )
-            )
-            staging.chmod(0o755)
-            try:
-                staging.rename(entry)
-            except OSError:  # built meanwhile by another process: theirs is as good
-                shutil.rmtree(staging, ignore_errors=True)
-        except BaseException:
+            staging.rename(entry)
+        except OSError:  # built meanwhile by another process: theirs is as good
             shutil.rmtree(staging, ignore_errors=True)
-            raise
-    return Built(entry / "bot", manifest, log, seconds, False)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    return log, seconds
 
 
 def _run_build(
     sources: Path, manifest: Manifest, tools: Toolchain, launcher: Any, limits: BuildLimits
 ) -> tuple[bytes, str]:
-    """Run the build in the sandbox: (the tar stream, the log), or :class:`BuildError`."""
+    """Run the build in the sandbox: (the stream, the log), or :class:`BuildError` (the
+    build's doing), or :class:`SandboxUnavailable` (the host failed it: the sandbox never
+    started the packer, or the packer says it cannot work here)."""
     launch = launcher.build_launch(sources, manifest.build, tools, limits)
     try:
         process = subprocess.Popen(
@@ -369,6 +573,7 @@ def _run_build(
     log = bytearray()
     dropped = 0
     stopped = ""
+    most = len(packer.STARTED) + packer.stream_bytes(limits.output_mb * _MiB, MAX_BUILT_FILES)
     deadline = time.monotonic() + limits.wall_seconds
     assert process.stdout is not None and process.stderr is not None
     with selectors.DefaultSelector() as selector:
@@ -386,7 +591,7 @@ def _run_build(
                     continue
                 if key.data == "out":
                     output += chunk
-                    if len(output) > limits.output_mb * 1024 * 1024:
+                    if len(output) > most:
                         stopped = f"what it built is larger than {limits.output_mb} MiB"
                 else:
                     room = limits.log_bytes - len(log)
@@ -405,31 +610,60 @@ def _run_build(
     text = log.decode("utf-8", errors="replace")
     if dropped:
         text += f"\n[{dropped} more bytes of the build's log dropped]"
+    if not output.startswith(packer.STARTED):  # nothing of the build ran: the host's failure
+        last = next((line for line in reversed(text.splitlines()) if line.strip()), "")
+        raise SandboxUnavailable(
+            f"the build's sandbox did not start its packer (status {status}"
+            + (f", {stopped}" if stopped else "")
+            + ")"
+            + (f": {last[:200]}" if last else "")
+        )
+    del output[: len(packer.STARTED)]
     if stopped:
         raise BuildError(f"the build was stopped: {stopped}", text)
     if oom:
         raise BuildError(
             f"the build was stopped at its memory limit ({limits.memory_mb} MiB)", text
         )
-    if status != 0:
-        if status in (
-            -signal.SIGXCPU,
-            -signal.SIGKILL,
-            128 + signal.SIGXCPU,
-            128 + signal.SIGKILL,
-        ) or (cpu is not None and cpu >= limits.cpu_seconds):
-            raise BuildError(
-                f"the build was stopped at a limit (CPU {limits.cpu_seconds} s, memory "
-                f"{limits.memory_mb} MiB, {limits.processes} processes; status {status})",
-                text,
-            )
-        if status == 97:
-            raise BuildError("the build left links in its folder; links are refused", text)
-        last = next((line for line in reversed(text.splitlines()) if line.strip()), "")
-        raise BuildError(
-            f"the build failed (status {status})" + (f": {last[:200]}" if last else ""), text
-        )
-    return bytes(output), text
+    if status == 0:
+        return bytes(output), text
+    verdict = _verdict(bytes(output)) if status == packer.VERDICT else {}
+    if "host" in verdict:
+        raise SandboxUnavailable(f"the build's packer cannot work here: {verdict['host']}")
+    if "refused" in verdict:
+        raise BuildError(f"the build's output is refused: {verdict['refused']}", text)
+    failed = verdict.get("failed")
+    at_limit = (
+        f"the build was stopped at a limit (CPU {limits.cpu_seconds} s, memory "
+        f"{limits.memory_mb} MiB, {limits.processes} processes; status {{status}})"
+    )
+    limit_statuses = (128 + signal.SIGXCPU, 128 + signal.SIGKILL, -signal.SIGXCPU, -signal.SIGKILL)
+    if not isinstance(failed, int):  # no answer: the packer itself was stopped
+        if status in limit_statuses or (cpu is not None and cpu >= limits.cpu_seconds):
+            raise BuildError(at_limit.format(status=status), text)
+        raise BuildError(f"the build ended without its packer's answer (status {status})", text)
+    if failed in limit_statuses or (cpu is not None and cpu >= limits.cpu_seconds):
+        raise BuildError(at_limit.format(status=failed), text)
+    last = next((line for line in reversed(text.splitlines()) if line.strip()), "")
+    raise BuildError(
+        f"the build failed (status {failed})" + (f": {last[:200]}" if last else ""), text
+    )
+
+
+def _verdict(output: bytes) -> dict[str, Any]:
+    """The packer's verdict (one JSON object of one known key), or ``{}`` if it is not one."""
+    try:
+        verdict = json.loads(output.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError, RecursionError):
+        return {}
+    if not isinstance(verdict, dict) or len(verdict) != 1:
+        return {}
+    ((name, value),) = verdict.items()
+    if name in ("host", "refused") and isinstance(value, str):
+        return {name: value[:500]}
+    if name == "failed" and isinstance(value, int) and not isinstance(value, bool):
+        return {name: value}
+    return {}
 
 
 def _kill(process: subprocess.Popen[bytes]) -> None:
@@ -439,63 +673,71 @@ def _kill(process: subprocess.Popen[bytes]) -> None:
         pass
 
 
-def _extract(stream: bytes, into: Path) -> None:
-    """Unpack the sandbox's tar stream by hand (no tarfile filter: Python 3.11.4+ only):
-    plain files and folders only, each under ``into`` by a clean relative name, readable by
-    all (the bot runs as another uid), executables kept executable."""
-    into.mkdir(mode=0o755, parents=True)
+def _extract(stream: bytes, into: Path, limits: BuildLimits | None = None) -> None:
+    """Unpack the stream a build sent back into ``into`` (made here), reading it as hostile:
+    every member checked and counted against ``limits.output_mb`` and
+    :data:`MAX_BUILT_FILES` first (:func:`bots_sdk.packer.read_stream`: plain files and
+    folders only, clean names, each once), then written, readable by all (the bot runs as
+    another uid), executables kept executable. Any fault of the stream is a
+    :class:`BuildError`; only a failure of this host's disk is an :class:`OSError`."""
+    limits = limits or BuildLimits()
     try:
-        archive = tarfile.open(fileobj=io.BytesIO(stream), mode="r:")
-        members = archive.getmembers()
-    except tarfile.TarError as exc:
-        raise BuildError(f"the build's output cannot be read ({exc})") from None
-    if len(members) > MAX_BUILT_FILES:
-        raise BuildError(f"the build made {len(members)} files; the limit is {MAX_BUILT_FILES}")
-    try:
-        for member in members:
-            _extract_one(archive, member, into)
-    except OSError as exc:  # (a name twice, as a file and as a folder, say)
-        raise BuildError(f"the build's output cannot be unpacked ({exc})") from None
-    for folder in [into, *(p for p in into.rglob("*") if p.is_dir())]:
-        folder.chmod(0o755)
-
-
-def _extract_one(archive: tarfile.TarFile, member: tarfile.TarInfo, into: Path) -> None:
-    parts = [part for part in PurePosixPath(member.name).parts if part not in ("", ".")]
-    if not (member.isfile() or member.isdir()):
-        raise BuildError(f"the build made {member.name!r}, neither a file nor a folder")
-    if PurePosixPath(member.name).is_absolute() or ".." in parts:
-        raise BuildError(f"the build made {member.name!r}, outside its folder")
-    target = into.joinpath(*parts)
-    if member.isdir():
-        target.mkdir(mode=0o755, parents=True, exist_ok=True)
-        return
-    target.parent.mkdir(mode=0o755, parents=True, exist_ok=True)
-    source = archive.extractfile(member)
-    assert source is not None  # (a regular file)
-    with source, open(target, "wb") as out:
-        shutil.copyfileobj(source, out)
-    target.chmod(0o755 if member.mode & 0o100 else 0o644)
+        members = packer.read_stream(stream, limits.output_mb * _MiB, MAX_BUILT_FILES)
+    except packer.StreamError as exc:
+        raise BuildError(f"the build's output is refused: {exc}") from None
+    except Exception as exc:  # noqa: BLE001 — whatever a stream does is the build's doing
+        raise BuildError(
+            f"the build's output cannot be read ({type(exc).__name__}: {exc})"
+        ) from None
+    into.mkdir(mode=0o755)
+    into.chmod(0o755)
+    view = memoryview(stream)
+    for member in members:
+        target = os.path.join(into, *member.parts)
+        if member.folder:
+            os.mkdir(target, 0o755)
+            os.chmod(target, 0o755)
+            continue
+        mode = 0o755 if member.executable else 0o644
+        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+        fd = os.open(target, flags, mode)
+        try:
+            content = view[member.start : member.start + member.size]
+            while content:
+                content = content[os.write(fd, content) :]
+            os.fchmod(fd, mode)
+        finally:
+            os.close(fd)
 
 
 # --- what the referee runs ----------------------------------------------------------------
 
 
-def prepare(bot: Path, launcher: Any) -> tuple[Path, str]:
-    """What to launch for the bot at ``bot`` (a ``.py`` file, a zip or a folder), and a note
-    for its log: a Python bot as it is (a folder packed to a zip first), a compiled one built
-    (or found in the cache) into its folder. Raises :class:`BuildError` (with the log) when
-    it cannot be built, :class:`ManifestError` when its manifest is unusable."""
+@dataclass(frozen=True)
+class Prepared:
+    """What to launch for a bot, a note for its log, and the lease on its build (None for a
+    Python bot) that the seat holds until it is closed."""
+
+    path: Path
+    note: str = ""
+    lease: Lease | None = field(default=None, compare=False, repr=False)
+
+
+def prepare(bot: Path, launcher: Any) -> Prepared:
+    """What to launch for the bot at ``bot`` (a ``.py`` file, a zip or a folder): a Python bot
+    as it is (a folder packed to a zip first), a compiled one built (or found in the cache)
+    into its folder, leased. Raises :class:`BuildError` (with the log) when it cannot be
+    built, :class:`ManifestError` when its manifest is unusable."""
     manifest = manifest_of(bot)
     if not manifest.compiled:
         if bot.is_dir():
             raise ManifestError(
                 f"{bot} is a folder: give a Python bot's bot.py (or its zip), not its folder"
             )
-        return bot, ""
+        return Prepared(bot)
     code = pack(bot) if bot.is_dir() else bot.read_bytes()
     result = built(code, manifest, launcher)
-    return result.folder, result.note()
+    return Prepared(result.folder, result.note(), result.lease)
 
 
 def run_command(folder: Path) -> list[str]:

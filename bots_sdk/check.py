@@ -118,7 +118,7 @@ def check_scenario(path: Path, launcher: Launcher, scenario: Scenario) -> Findin
     state, seed = position(scenario)
     seat = state.current
     decision = PHASE_DECISIONS[state.phase.value]
-    where = f"{scenario.rules}, seat {seat}"
+    where = f"{scenario.rules}, seat {seat + 1}"  # (a person reads it: seats from 1)
     player = ProcessPlayer(path, launcher)
     try:
         fault = player.start(seat, state.rules.to_spec(), bot_seed(seed, 0, seat))

@@ -7,6 +7,7 @@ import functools
 import json
 import os
 import shutil
+import signal
 import sys
 import zipfile
 from concurrent.futures import ProcessPoolExecutor
@@ -15,16 +16,25 @@ from typing import Any
 
 import bots_sdk
 import engine
-from bots_sdk import build, runtime
+from bots_sdk import build, remote_cli, runtime
 from bots_sdk.builtin import BUILTIN
+from bots_sdk.frames import hand_frame, point_values
 from bots_sdk.languages import LANGUAGES, ManifestError
 from bots_sdk.participants import Participant
 from bots_sdk.players import ProcessPlayer
+from bots_sdk.protocol import clean_text
 from bots_sdk.runner import GameResult, MatchResult, TimeControl, match_games, play_game
-from bots_sdk.sandbox import BACKENDS, SandboxUnavailable, default_launcher, per_bot_limits
+from bots_sdk.sandbox import (
+    BACKENDS,
+    Launcher,
+    SandboxUnavailable,
+    default_launcher,
+    per_bot_limits,
+)
 from bots_sdk.stats import summarize
 from engine.__main__ import PrintVersion
 from engine.__main__ import main as engine_main
+from engine.cards import RANKS, SUITS
 from engine.record import replay
 from engine.rules import RulesError, RuleSet
 from engine.state import GameState, Phase
@@ -97,9 +107,15 @@ def _load_problem(bot: str, rules: RuleSet, args: argparse.Namespace) -> str:
     if not path.exists():
         return f"{bot}: no such file, and not a built-in ({', '.join(BUILTIN)})"
     launcher = default_launcher(args.unsafe_no_sandbox, None, args.sandbox)
-    player = ProcessPlayer(path, launcher)
+    return _start_problem(bot, launcher, rules, args.seed)
+
+
+def _start_problem(bot: str, launcher: Launcher, rules: RuleSet, seed: int) -> str:
+    """Why the bot file ``bot`` cannot start under ``rules`` ('' when it can), with its own
+    traceback: what ``play`` and ``check`` both say of a bot that cannot load."""
+    player = ProcessPlayer(Path(bot), launcher)
     try:
-        fault = player.start(0, rules.to_spec(), args.seed)
+        fault = player.start(0, rules.to_spec(), seed)
     finally:
         stderr = player.close()
     if fault is None:
@@ -170,9 +186,10 @@ def _sandbox_options(command: argparse.ArgumentParser) -> None:
 
 
 def _check(args: argparse.Namespace) -> int:
-    """``check BOT``: a line per scenario; exit 0 when every answer was right, 1 if not, 2
-    when the bot cannot be run here at all."""
-    from bots_sdk.check import check
+    """``check BOT``: a line per scenario; exit 0 when every answer was right, 1 if not (or
+    if the bot cannot load: said once, with its traceback, before any scenario), 2 when the
+    bot cannot be run here at all."""
+    from bots_sdk.check import SCENARIOS, check
 
     path = Path(args.bot)
     if not path.exists():
@@ -180,8 +197,16 @@ def _check(args: argparse.Namespace) -> int:
         return 2
     try:
         launcher = default_launcher(args.unsafe_no_sandbox, None, args.sandbox)
+        # Every scenario starts the bot afresh: one that cannot load would fail each of them
+        # with the same words. Started once first, under the first scenario's rules (the
+        # platform's), it is refused once, as `play` refuses it.
+        problem = _start_problem(args.bot, launcher, RuleSet.from_spec(SCENARIOS[0].rules), 1)
     except SandboxUnavailable as exc:
         return _no_sandbox(exc)
+    if problem:
+        print(f"bots_sdk: {problem}", file=sys.stderr)
+        print(f"bots_sdk: {args.bot}: no scenario checked: fix the above first", file=sys.stderr)
+        return 1
     print(f"Checking {args.bot}: every kind of decision, each in a fresh process")
     findings = check(path, launcher)
     for finding in findings:
@@ -308,7 +333,8 @@ def _table(summary: dict[str, Any]) -> None:
 
 
 def _replay(args: argparse.Namespace) -> int:
-    """A recorded game trick by trick: seats by number and bot name, hands and tricks from 1."""
+    """A recorded game hand by hand: each seat's deal and pass, then trick by trick; seats by
+    number and bot name, hands and tricks from 1."""
     try:
         data = json.loads(Path(args.file).read_text())
     except OSError as exc:
@@ -325,15 +351,73 @@ def _replay(args: argparse.Namespace) -> int:
         state = replay(record)
     except ValueError as exc:
         return _fail(f"{args.file}, game {args.game}: {exc}")
-    seats = record.get("seats") if isinstance(record, dict) else None
-    names = [Path(str(s.get("bot", ""))).name for s in seats] if isinstance(seats, list) else []
-    label = {
-        seat: f"{seat + 1}:{names[seat]}" if seat < len(names) else f"seat {seat + 1}"
-        for seat in range(state.rules.players)
-    }
-    print("Seats: " + "  ".join(label.values()))
+    names = _seat_names(data, record, state.rules.players)
+    label = [
+        f"{seat + 1}:{name}" if name else f"seat {seat + 1}" for seat, name in enumerate(names)
+    ]
+    try:
+        _show_game(state, label)
+        sys.stdout.flush()  # (so that a reader gone away is found here, not at exit)
+    except BrokenPipeError:
+        return _reader_gone()
+    return 0
+
+
+def _seat_names(data: Any, record: Any, players: int) -> list[str]:
+    """Each seat's bot as a record names it, '' where it does not.
+
+    A game's ``seats`` name them (``bot``): in ``play --record``'s match record a built-in or
+    a file's path; in the platform's stored record a built-in, an uploaded version's file
+    name or ``person``; in the one its API serves, as the platform names them ("ada-bot
+    v2"); the API's match form makes a seat's bot an object (``{"name": ...}``). Without
+    them, a match record's ``bots`` in the order of the game's ``rotation``. A record may
+    name none.
+
+    >>> _seat_names({}, {"seats": [{"bot": "bots/a.py"}, {"bot": {"name": "ada"}}, {}]}, 3)
+    ['a.py', 'ada', '']
+    >>> _seat_names({"bots": ["x", "y", "z"]}, {"rotation": 1}, 3)
+    ['y', 'z', 'x']
+    """
+    if not isinstance(record, dict):
+        return [""] * players
+    seats = record.get("seats")
+    if isinstance(seats, list) and len(seats) == players:
+        return [_seat_name(seat.get("bot") if isinstance(seat, dict) else seat) for seat in seats]
+    bots = data.get("bots") if isinstance(data, dict) else None
+    rotation = record.get("rotation", 0)
+    if isinstance(bots, list) and len(bots) == players and isinstance(rotation, int):
+        return [_seat_name(bots[(seat + rotation) % players]) for seat in range(players)]
+    return [""] * players
+
+
+def _seat_name(bot: Any) -> str:
+    if isinstance(bot, dict):
+        bot = bot.get("name")
+    if not isinstance(bot, str):
+        return ""
+    return clean_text(Path(bot).name, limit=40)  # (a file's path as given: its name)
+
+
+def _show_game(state: GameState, label: list[str]) -> None:
+    rules = state.rules
+    values = point_values(rules)
+    width = max(len(text) for text in label)
+    print("Seats: " + "  ".join(label))
     for hand in state.history:
+        entry = hand.to_json()
+        frame = hand_frame(rules, hand.hand_number, entry, hand.tricks, values, None)
         print(f"Hand {hand.hand_number + 1}" + (" (void: dealt again)" if hand.void else ""))
+        for seat, cards in enumerate(frame["dealt"]):
+            print(f"  dealt  {label[seat]:{width}}  {_cards(cards)}")
+        if rules.pass_count:
+            direction = frame["pass_direction"]
+            print("  no passing (hold)" if direction == "hold" else f"  passing {direction}")
+        if frame["pass_to"] is not None:
+            for seat, cards in enumerate(frame["passes"]):
+                to = label[frame["pass_to"][seat]]
+                print(f"  passed {label[seat]:{width}}  {_cards(cards, ' ')} -> {to}")
+        if entry.get("trump") is not None and hand.hakem is not None:
+            print(f"  trump {entry['trump']}, declared by {label[hand.hakem]}")
         for number, trick in enumerate(hand.tricks, 1):
             plays = "  ".join(f"{label[seat]} {card}" for seat, card in trick.plays)
             winner = "nobody" if trick.winner is None else label[trick.winner]
@@ -347,7 +431,28 @@ def _replay(args: argparse.Namespace) -> int:
         f"Totals {list(state.totals)}"
         + (f"  winners {', '.join(winners)}" if state.phase is Phase.GAME_OVER else "")
     )
-    return 0
+
+
+def _cards(cards: list[str], between_suits: str = "  ") -> str:
+    """Cards by suit, each suit low to high.
+
+    >>> _cards(["AS", "2C", "TH", "9C"]), _cards(["AS", "2C", "9C"], " ")
+    ('2C 9C  TH  AS', '2C 9C AS')
+    """
+    suits = [[card for card in cards if card[1] == suit] for suit in SUITS]
+    return between_suits.join(
+        " ".join(sorted(held, key=lambda card: RANKS.index(card[0]))) for held in suits if held
+    )
+
+
+def _reader_gone() -> int:
+    """The reader of standard output went away (``bidel replay FILE | head``): stop quietly
+    with the status of a command SIGPIPE ended. Standard output now points at /dev/null, or
+    the interpreter's flush at exit would fail again, with a traceback."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
+    return 128 + signal.SIGPIPE
 
 
 def _fail(message: str) -> int:
@@ -520,7 +625,10 @@ def main(argv: list[str] | None = None) -> int:
     )
     sweep = commands.add_parser("docker-janitor", help="remove bot containers left behind")
     sweep.add_argument("--all", action="store_true", help="every bot container, even in use")
+    remote_cli.add_commands(commands)  # the platform's: login, submit, status, …
     args = parser.parse_args(argv)
+    if args.command in remote_cli.COMMANDS:
+        return remote_cli.run(args)
     if args.command == "verify":
         return _verify(args)
     if args.command in ("docker-image", "docker-janitor"):

@@ -53,7 +53,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from bots_sdk import cgroups, runtime, seccomp
+from bots_sdk import cgroups, runtime, sandbox_init, seccomp
 from engine import compiled_files
 
 if TYPE_CHECKING:
@@ -268,20 +268,66 @@ def container_options(limits: Limits) -> dict[str, Any]:
     }
 
 
+#: Docker's own masked paths (moby's defaults, which a list of ours replaces), then what
+#: /proc tells of the whole machine (bots_sdk.sandbox_init.MASKED_PROC_FILES). The engine
+#: covers each with an empty file or folder where its kernel has it and skips the rest.
+MASKED_PATHS = (
+    "/proc/asound",
+    "/proc/acpi",
+    "/proc/kcore",
+    "/proc/timer_stats",
+    "/proc/scsi",
+    "/sys/firmware",
+    "/sys/devices/virtual/powercap",
+    *(
+        f"/proc/{name}"
+        for name in (*sandbox_init.MASKED_PROC_FILES, *sandbox_init.MASKED_PROC_FOLDERS)
+    ),
+)
+#: The options of :func:`container_options` that describe the container itself; the rest are
+#: its host configuration.
+_CREATE_OPTIONS = frozenset(
+    {"command", "stdin_open", "user", "environment", "working_dir", "labels"}
+)
+
+
 def _key(limits: Limits) -> str:
     return ",".join(f"{k}={v}" for k, v in sorted(vars(limits).items()))
 
 
+#: Containers made to start one bot before the engine's failure is the runner's: on a busy
+#: host the engine's runtime now and then fails a start ("OCI runtime start failed: container
+#: process is already dead") that a fresh container does not.
+START_TRIES = 3
+
+
 def _start(limits: Limits) -> str:
-    """Make and start one container; returns its id."""
-    engine = client()
-    container = engine.containers.create(image_name(), **container_options(limits))
-    try:
-        container.start()
-    except Exception:
-        container.remove(force=True)
-        raise
-    return str(container.id)
+    """Make and start one container; returns its id. A start the engine fails (a server
+    error) is tried again with a fresh container, :data:`START_TRIES` containers in all."""
+    import docker
+
+    api = client().api
+    options = container_options(limits)
+    host = api.create_host_config(**{k: v for k, v in options.items() if k not in _CREATE_OPTIONS})
+    host["MaskedPaths"] = list(MASKED_PATHS)  # (the SDK has no argument for it)
+    for attempt in range(1, START_TRIES + 1):
+        made = api.create_container(
+            image_name(),
+            host_config=host,
+            **{k: v for k, v in options.items() if k in _CREATE_OPTIONS},
+        )
+        try:
+            api.start(made["Id"])
+            return str(made["Id"])
+        except docker.errors.APIError as exc:
+            _remove(made["Id"])
+            if attempt == START_TRIES or not exc.is_server_error():
+                raise
+            log.warning("the engine failed to start a bot's container (%s): another", exc)
+        except BaseException:
+            _remove(made["Id"])
+            raise
+    raise AssertionError("unreachable: the last try returns or raises")  # pragma: no cover
 
 
 def _remove(container_id: str) -> None:
@@ -441,9 +487,12 @@ class Turns:
         api = client().api
         try:
             (api.pause if frozen else api.unpause)(self.container_id)
-            self.frozen = frozen
         except Exception:  # noqa: BLE001 — it exited or was removed: nothing to freeze
             pass
+        # Recorded whatever the call answered: a pause that failed is undone harmlessly by the
+        # next resume (the engine answers "not paused"), while one that reported an error and
+        # froze all the same would otherwise never be undone, and the bot would time out.
+        self.frozen = frozen
 
     def resume(self) -> None:
         self.worker.submit(self._set, False).result()

@@ -15,14 +15,16 @@ True
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from bots_sdk.frames import LiveFrames, bystander_frame, table_shape
 from bots_sdk.participants import Participant, ParticipantError
+from bots_sdk.players import PersonLimits
 from bots_sdk.protocol import clean_text
-from bots_sdk.runner import People, TimeControl, run_match
+from bots_sdk.runner import HUMAN_CLOCK, People, TimeControl, run_match
 from bots_sdk.sandbox import Limits, SandboxUnavailable
 from engine.rules import RulesError
 from engine.state import GameState
@@ -56,6 +58,11 @@ class Job:
     #: Who may watch it live: "" (nobody: no feed), "all" (every hand, a bot match) or
     #: "bystander" (only what a bystander sees: a game with a person at the table).
     live: str = ""
+    #: A person's seats' clock (the bots keep ``move`` and ``bank``), and how long a person
+    #: may be away or think in all (:class:`bots_sdk.players.PersonLimits`): the platform's
+    #: settings, so that a runner needs none.
+    person_clock: TimeControl = HUMAN_CLOCK
+    person: PersonLimits = field(default_factory=PersonLimits)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -75,6 +82,12 @@ class Job:
             },
             "seats": [s.to_dict() for s in self.seats],
             "live": self.live,
+            "person": {
+                "move": self.person_clock.move,
+                "bank": self.person_clock.bank,
+                "away": self.person.away,
+                "game": self.person.game,
+            },
         }
 
     @classmethod
@@ -99,9 +112,26 @@ class Job:
                 limits=Limits(**limits),
                 seats=tuple(Participant.from_dict(s) for s in data["seats"]),
                 live=_audience(data.get("live", "")),
+                **_person(data.get("person") or {}),
             )
         except (KeyError, TypeError, ValueError) as exc:
             raise JobError(f"malformed job: {exc}") from None
+
+
+def _person(data: dict[str, Any]) -> dict[str, Any]:
+    """A job's person settings (any left out: the defaults), as :class:`Job`'s fields."""
+    seconds = {k: float(data[k]) for k in ("move", "bank", "away", "game") if k in data}
+    if any(not (0 if k == "bank" else 0.001) <= v < math.inf for k, v in seconds.items()):
+        raise ValueError(f"a person's seconds must be positive and finite: {seconds}")
+    clock = TimeControl(
+        move=seconds.get("move", HUMAN_CLOCK.move),
+        bank=seconds.get("bank", HUMAN_CLOCK.bank),
+        timeout_spends_bank=True,
+    )
+    limits = PersonLimits(
+        away=seconds.get("away", PersonLimits.away), game=seconds.get("game", PersonLimits.game)
+    )
+    return {"person_clock": clock, "person": limits}
 
 
 def _audience(value: Any) -> str:
@@ -182,15 +212,17 @@ def run_job(
     runner: str = "",
     publish: Callable[[dict[str, Any]], None] | None = None,
     people: People | None = None,
+    budget: float | None = None,
 ) -> JobResult:
     """Play ``job``; never raises for a bad job, a bad bot or a missing sandbox: the result
     says why there is no game. ``publish`` receives the live feed's events when the job asks
     for one (:attr:`Job.live`), and is closed (``publish.close()``, if it has one) before this
-    returns; ``people`` reaches its persons' seats, if it has any."""
+    returns; ``people`` reaches its persons' seats, if it has any; ``budget``: the seconds the
+    match may take (:func:`bots_sdk.runner.run_match`), None for no bound."""
     observer = None
     if job.live and publish is not None:
         observer = live_observer(job.live, publish)
-    result = _run_job(job, unsafe, sandbox, runner, observer, people)
+    result = _run_job(job, unsafe, sandbox, runner, observer, people, budget)
     if observer is not None and publish is not None:
         end: dict[str, Any] = {"type": "end", "ok": result.ok}
         if result.ok and result.game and job.live == "all":
@@ -209,6 +241,7 @@ def _run_job(
     runner: str,
     observer: Callable[[int, GameState], None] | None,
     people: People | None,
+    budget: float | None = None,
 ) -> JobResult:
 
     def failed(cause: str, error: str) -> JobResult:
@@ -234,6 +267,8 @@ def _run_job(
             sandbox=sandbox,
             observer=observer,
             people=people,
+            human_clock=job.person_clock,
+            budget=budget,
         )
     except ParticipantError as exc:
         return failed("code", str(exc))

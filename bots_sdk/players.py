@@ -95,6 +95,8 @@ class Answer:
     action: Any
     seconds: float
     cpu: float | None = None
+    #: What the bot wrote to stderr while deciding (its process's, cleaned; '' for none).
+    log: str = ""
 
     @property
     def charged(self) -> float:
@@ -107,6 +109,9 @@ class Answer:
 
 class Player(Protocol):
     name: str
+    #: Why this seat can answer nothing more (its process crashed, its person left): the
+    #: referee then hands it to the fallback at once. None while it may answer.
+    dead: Fault | None
 
     def spawn(self, seat: int) -> None:
         """Begin starting (a process: launched, loading): a game spawns every seat before
@@ -247,6 +252,7 @@ class InProcessPlayer:
     def __init__(self, bot: Bot) -> None:
         self.bot = bot
         self.name = bot.name or type(bot).__name__
+        self.dead: Fault | None = None
 
     def spawn(self, seat: int) -> None:
         pass
@@ -300,6 +306,8 @@ class ProcessPlayer:
     launch: Launch | None = None
     #: What building the bot said (a bot in another language), shown before its stderr.
     build_log: str = ""
+    #: The lease on its build in the cache (a bot in another language), held until closed.
+    build_lease: build.Lease | None = None
 
     def __post_init__(self) -> None:
         self.name = self.name or self.path.stem
@@ -312,15 +320,20 @@ class ProcessPlayer:
         if self.process is not None or self.dead is not None:
             return
         try:
-            bot, note = build.prepare(self.path, self.launcher)
+            prepared = build.prepare(self.path, self.launcher)
         except (build.BuildError, ManifestError) as exc:
             log = getattr(exc, "log", "")
             self.build_log = f"build failed: {exc}\n{log}".rstrip() + "\n"
             self.dead = Fault("crash", f"the bot could not be built: {exc}")
             return
-        if note:
-            self.build_log = note + "\n"
-        launch = self.launcher.launch(bot, seat)
+        self.build_lease = prepared.lease
+        if prepared.note:
+            self.build_log = prepared.note + "\n"
+        try:
+            launch = self.launcher.launch(prepared.path, seat)
+        except BaseException:
+            self._release_build()
+            raise
         self.launch = launch
         self.argv = launch.argv
         try:
@@ -541,10 +554,14 @@ class ProcessPlayer:
         if self.launch is not None and self.launch.resume is not None:
             self.launch.resume()  # (a container between turns is frozen)
         started = time.perf_counter()
+        said = len(self.stderr)  # (what it writes from here on is this decision's log)
         # The clock counts CPU time (the whole tree); the wall clock guards a bot that sleeps.
         wall = limit + WALL_GRACE if limit is not None else 3600.0
         reply = self._exchange(message, wall, expect="action")
         seconds = time.perf_counter() - started
+        if self.process is not None:
+            self._drain_stderr()  # (lines written just before the answer)
+        log = clean_text(bytes(self.stderr[said:]).decode(errors="replace"), limit=None)
         alive = not isinstance(reply, Fault) or reply.kind == "timeout"
         if alive and self.launch is not None and self.launch.suspend is not None:
             self.launch.suspend()  # (one that is about to be killed is not frozen first)
@@ -568,7 +585,7 @@ class ProcessPlayer:
                 self._kill()
             return reply
         assert isinstance(reply, Action)  # (_exchange checked the type)
-        answer = Answer(reply.action, seconds, cpu)
+        answer = Answer(reply.action, seconds, cpu, log)
         if limit is not None and cpu is not None and cpu > limit:
             return Fault(
                 "timeout",
@@ -604,11 +621,17 @@ class ProcessPlayer:
             self.launch.release()  # whatever escaped the session is still in the cgroup
         self._drain_stderr()
 
+    def _release_build(self) -> None:
+        if self.build_lease is not None:
+            lease, self.build_lease = self.build_lease, None
+            lease.release()
+
     def close(self) -> str:
         """Say goodbye, kill whatever is left, return the captured stderr (once), after what
         its build said."""
         built, self.build_log = self.build_log, ""
         if self.process is None:
+            self._release_build()
             return clean_text(built, limit=None)
         if self.process is not None and self.process.poll() is None and not self.dead:
             if self.launch is not None and self.launch.resume is not None:
@@ -622,6 +645,7 @@ class ProcessPlayer:
             if stream is not None:
                 stream.close()
         self.process = None
+        self._release_build()  # (nothing of the bot runs its folder any more)
         self.dead = self.dead or Fault("crash", "closed")
         text = built + bytes(self.stderr).decode(errors="replace")
         if self.stderr_dropped:
@@ -630,11 +654,37 @@ class ProcessPlayer:
 
 
 class Line(Protocol):
-    """Messages to and from a person's page: JSON objects."""
+    """Messages to and from a person's page: JSON objects; and whether the page is open."""
 
     def send(self, message: dict[str, Any]) -> None: ...
 
     def receive(self, timeout: float) -> Any: ...  # a decoded message, or None by the timeout
+
+    def present(self) -> bool: ...  # is a page of this seat open now (its socket connected)?
+
+
+@dataclass(frozen=True)
+class PersonLimits:
+    """How long a person's seat may hold its table beyond the per-move clock.
+
+    ``away``: seconds with no page of the seat open (no socket connected) before the person
+    has left: the fallback plays the rest of the game at once. ``game``: the person's
+    thinking time for the whole game, every decision's wait added up; once spent, the same.
+    So a person who answers at the last second of every move, or never, or closes the page,
+    holds a table for minutes, not hours.
+    """
+
+    away: float = 60.0
+    game: float = 600.0
+
+
+#: Wrong answers to one question that are each refused with a message; later ones are
+#: ignored (a page sending junk in a loop must not flood the seat's feed).
+MAX_REFUSALS = 20
+#: How often a waiting person's seat looks whether its page is still open.
+PRESENCE_EVERY = 1.0
+#: What a person's page sends (through the platform) to leave the table for good.
+LEAVE = {"leave": True}
 
 
 def person_action(message: Any, ask: int, decision: str, view: View) -> tuple[Any, str]:
@@ -662,23 +712,63 @@ def person_action(message: Any, ask: int, decision: str, view: View) -> tuple[An
 class PersonPlayer:
     """A person's seat: every question is sent with its view and the seconds allowed; answers
     that are not legal are refused and asked again, until the clock runs out (a timeout: the
-    runner's fallback plays that decision, and after three the rest of the game)."""
+    runner's fallback plays that decision, and after three the rest of the game).
 
-    def __init__(self, line: Line) -> None:
+    Beyond the clock, :class:`PersonLimits`: a person with no page open for ``away`` seconds,
+    whose thinking time for the game is spent, or who left (:data:`LEAVE`) is :attr:`dead`:
+    the fallback plays the rest at once, and the game ends at the bots' speed.
+    """
+
+    name = "person"
+
+    def __init__(self, line: Line, limits: PersonLimits = PersonLimits()) -> None:
         self.line = line
+        self.limits = limits
         self.asked = 0
+        #: Seconds the person's decisions have waited so far (bounded by ``limits.game``).
+        self.spent = 0.0
+        #: When the seat was first seen without an open page (None while one is open).
+        self.away_since: float | None = None
+        self.dead: Fault | None = None
 
     def spawn(self, seat: int) -> None:
         pass
 
     def start(self, seat: int, rules_spec: Any, seed: int) -> Fault | None:
-        self.notify("start", None, seat=seat, rules=rules_spec)
+        limits = {"away": self.limits.away, "game": self.limits.game}
+        self.notify("start", None, seat=seat, rules=rules_spec, limits=limits)
         return None
 
+    def _gone(self, why: str) -> Fault:
+        """The person has left the table for good (said to the page, which may be open)."""
+        self.dead = Fault("timeout", why)
+        self.notify("left", None, why=why)
+        return self.dead
+
+    def _away(self, now: float) -> bool:
+        """Whether the seat has had no open page for ``limits.away`` seconds (asked once a
+        :data:`PRESENCE_EVERY`: a mailbox that fails counts as no page)."""
+        try:
+            present = self.line.present()
+        except Exception:  # noqa: BLE001 — a presence store that fails: the person is not seen
+            present = False
+        if present:
+            self.away_since = None
+            return False
+        if self.away_since is None:
+            self.away_since = now
+        return now - self.away_since >= self.limits.away
+
     def decide(self, decision: str, view: View, limit: float | None) -> Answer | Fault:
+        if self.dead is not None:
+            return self.dead
+        left_in_game = self.limits.game - self.spent
+        if left_in_game <= 0:
+            spent = f"your thinking time for the game ({self.limits.game:.0f} s) is spent"
+            return self._gone(spent)
         self.asked += 1
         ask = self.asked
-        seconds = limit if limit is not None else 60.0
+        seconds = min(limit if limit is not None else 60.0, left_in_game)
         started = time.monotonic()
         deadline = started + seconds
         self.line.send(
@@ -690,23 +780,37 @@ class PersonPlayer:
                 "view": view.to_dict(),
                 "seconds": seconds,
                 "until": time.time() + seconds,
+                "game_left": left_in_game,
             }
         )
-        while True:
-            left = deadline - time.monotonic()
-            if left <= 0:
-                self.line.send({"type": "timeout", "id": ask})
-                return Fault("timeout", f"no answer in {seconds:.0f} s")
-            try:
-                message = self.line.receive(left)
-            except Exception as exc:  # noqa: BLE001 — a mailbox failure is this seat's timeout
-                return Fault("timeout", f"the person's line failed: {type(exc).__name__}")
-            action, why = person_action(message, ask, decision, view)
-            if why:
-                self.line.send({"type": "refused", "id": ask, "why": why})
-            elif action is not None:
-                self.line.send({"type": "accepted", "id": ask, "action": action})
-                return Answer(action, time.monotonic() - started)
+        refusals, looked = 0, -math.inf
+        try:
+            while True:
+                now = time.monotonic()
+                left = deadline - now
+                if now - looked >= PRESENCE_EVERY:
+                    looked = now
+                    if self._away(now):
+                        return self._gone(f"no page of this seat open for {self.limits.away:.0f} s")
+                if left <= 0:
+                    self.line.send({"type": "timeout", "id": ask})
+                    return Fault("timeout", f"no answer in {seconds:.0f} s")
+                try:
+                    message = self.line.receive(min(left, PRESENCE_EVERY))
+                except Exception as exc:  # noqa: BLE001 — a mailbox failure is this seat's timeout
+                    return Fault("timeout", f"the person's line failed: {type(exc).__name__}")
+                if message == LEAVE:
+                    return self._gone("you left the table")
+                action, why = person_action(message, ask, decision, view)
+                if why:
+                    refusals += 1
+                    if refusals <= MAX_REFUSALS:
+                        self.line.send({"type": "refused", "id": ask, "why": why})
+                elif action is not None:
+                    self.line.send({"type": "accepted", "id": ask, "action": action})
+                    return Answer(action, time.monotonic() - started)
+        finally:
+            self.spent += time.monotonic() - started
 
     def notify(self, kind: str, view: View | None, **more: Any) -> None:
         message = {"type": kind, **more}

@@ -110,9 +110,14 @@ def _snippet(line: bytes) -> str:
     return repr(clean_text(line[:80].decode(errors="replace")))
 
 
-def _too_deep(line: bytes, limit: int) -> bool:
+def nested_deeper_than(line: bytes, limit: int) -> bool:
     """Whether arrays and objects nest more than ``limit`` deep, brackets inside strings aside.
-    A loop over the structural bytes only: it cannot recurse, whatever the line."""
+    A loop over the structural bytes only: it cannot recurse, whatever the line (the
+    platform's request bodies are checked by it too: arena/api/parsers.py).
+
+    >>> nested_deeper_than(b'[[{"a": "[[[["}]]', 3), nested_deeper_than(b"[" * 5, 4)
+    (False, True)
+    """
     if line.count(b"[") + line.count(b"{") <= limit:
         return False
     depth = 0
@@ -176,7 +181,7 @@ def decode(line: bytes) -> dict[str, Any]:
         text = line.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise ProtocolError(f"not UTF-8 (byte {exc.start}): {_snippet(line)}") from None
-    if _too_deep(line, MAX_DEPTH):
+    if nested_deeper_than(line, MAX_DEPTH):
         raise ProtocolError(f"nested deeper than {MAX_DEPTH} levels")
     try:
         message = json.loads(

@@ -20,6 +20,7 @@ import functools
 import hashlib
 import logging
 import tempfile
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -43,14 +44,18 @@ MAX_FAULTS = 3
 
 @dataclass(frozen=True)
 class TimeControl:
-    """Seconds per move, plus a bank for the whole match that pays for overruns."""
+    """Seconds per move, plus a bank for the whole match that pays for overruns;
+    ``timeout_spends_bank``: a decision that times out has used its whole allowance, bank
+    included (a person's clock: one who never answers waits the bank out once, not at every
+    timeout)."""
 
     move: float = 1.0
     bank: float = 10.0
+    timeout_spends_bank: bool = False
 
 
 #: A person's clock (the bots at the table keep theirs).
-HUMAN_CLOCK = TimeControl(move=30.0, bank=120.0)
+HUMAN_CLOCK = TimeControl(move=30.0, bank=120.0, timeout_spends_bank=True)
 #: Who reaches a person's seat: the runner host's factory of :class:`PersonPlayer`.
 People = Callable[[Participant], Player]
 
@@ -62,6 +67,8 @@ class SeatResult:
     move_seconds: list[float] = field(default_factory=list)
     stderr: str = ""
     replaced: bool = False
+    #: The seat's timeline: one entry per decision (:func:`decision_entry`).
+    decisions: list[dict[str, Any]] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -70,7 +77,49 @@ class SeatResult:
             "move_ms": [round(s * 1000, 3) for s in self.move_seconds],
             "stderr": self.stderr,
             "replaced_by_fallback": self.replaced,
+            "decisions": self.decisions,
         }
+
+
+def decision_entry(
+    state: GameState,
+    decision: str,
+    action: Any,
+    *,
+    charged: float | None,
+    bank: float | None,
+    log: str = "",
+    fault: str = "",
+    offered: float | None = None,
+) -> dict[str, Any]:
+    """One decision of a seat's timeline, taken before ``action`` is applied: where it was
+    (``hand``, ``trick`` from 0; ``trick`` is None but in play), what was played (the bot's
+    answer, or the fallback's after a fault), the clock it was charged and the bank left
+    after it (milliseconds; None without a clock), what the bot wrote to stderr while
+    deciding (``log``, its owner's alone: the public record drops it) and the fault's class.
+
+    >>> from engine.state import GameState
+    >>> from engine.rules import RuleSet
+    >>> state = GameState(RuleSet.from_preset("standard"), seed=1)
+    >>> entry = decision_entry(state, "pass", ["2C", "3C", "4C"], charged=0.0123, bank=9.5)
+    >>> entry["hand"], entry["trick"], entry["decision"], entry["ms"], entry["bank_ms"]
+    (0, None, 'pass', 12.3, 9500.0)
+    """
+    entry: dict[str, Any] = {
+        "hand": state.hand_number,
+        "trick": len(state.plays()) // state.rules.players if state.phase is Phase.PLAY else None,
+        "decision": decision,
+        "action": action,
+        "ms": None if charged is None else round(charged * 1000, 3),
+        "bank_ms": None if bank is None else round(bank * 1000, 3),
+        # the clock the bot's view offered (its time_left): a reproduction offers the same
+        "offered_ms": None if offered is None else round(offered * 1000, 3),
+    }
+    if log:
+        entry["log"] = log
+    if fault:
+        entry["fault"] = fault
+    return entry
 
 
 @dataclass
@@ -81,6 +130,9 @@ class GameResult:
     seats: list[SeatResult]
     rotation: int
     state: GameState
+    #: True when the match's time budget ended the game after its last hand (ranked by the
+    #: totals so far, as a game of a fixed hand count is).
+    over_budget: bool = False
 
     @property
     def totals(self) -> list[int]:
@@ -103,6 +155,7 @@ class GameResult:
             "seats": [s.to_dict() for s in self.seats],
             "totals": self.totals,
             "hand_scores": self.hand_scores,
+            **({"stopped": "budget"} if self.over_budget else {}),
         }
 
 
@@ -240,14 +293,19 @@ def run_match(
     people: People | None = None,
     human_clock: TimeControl = HUMAN_CLOCK,
     launcher: Launcher | None = None,
+    budget: float | None = None,
 ) -> MatchResult:
     """Play a match; see the module docstring. ``bots`` are participants (or, as on a
     command line, built-in names and bot files); ``sandbox`` names the backend for bot files
     (default: ``BIDEL_SANDBOX`` or bubblewrap), ``launcher`` gives one already made (a
     benchmark's, say). Game g is dealt from ``seed + g``.
     ``observer(g, state)`` sees game g's state after every change (live viewing); what it
-    raises is logged and ends its observing, never the match."""
+    raises is logged and ends its observing, never the match. ``budget``: seconds the whole
+    match may take; once they are spent, each game ends with the hand in progress (its result
+    says ``"stopped": "budget"``), so a match of slow bots ends with a result instead of at
+    the runner's time limit."""
     original = RuleSet.from_spec(rules)
+    deadline = None if budget is None else time.monotonic() + budget
     participants = [Participant.parse(bot) for bot in bots]
     slots = match_games(original.players, games, duplicate)
     results: list[GameResult] = []
@@ -267,6 +325,7 @@ def run_match(
                 people=people,
                 human_clock=human_clock,
                 launcher=launcher,
+                deadline=deadline,
             )
         )
         if on_progress:
@@ -295,10 +354,12 @@ def play_game(
     people: People | None = None,
     human_clock: TimeControl = HUMAN_CLOCK,
     launcher: Launcher | None = None,
+    deadline: float | None = None,
 ) -> GameResult:
     """One game of a match: ``bots`` seated moved ``rotation`` seats along (seat s gets
     ``bots[(s + rotation) % n]``), dealt from ``seed``; bot files are started by
-    ``launcher``, or the sandbox ``unsafe``, ``limits`` and ``sandbox`` choose."""
+    ``launcher``, or the sandbox ``unsafe``, ``limits`` and ``sandbox`` choose; past
+    ``deadline`` (``time.monotonic()``) it ends when a hand does."""
     ruleset = RuleSet.from_spec(rules)
     if len(bots) != ruleset.players:
         raise ValueError(f"{ruleset.players} seats need {ruleset.players} bots, not {len(bots)}")
@@ -330,6 +391,7 @@ def play_game(
             _Observer(observer),
             people,
             human_clock,
+            deadline,
         )
 
 
@@ -345,8 +407,10 @@ def _play_game(
     observe: _Observer,
     people: People | None,
     human_clock: TimeControl,
+    deadline: float | None = None,
 ) -> GameResult:
     state = GameState(rules, seed=seed)
+    over_budget = False
     seats: list[_Seat] = []
     try:  # from the first start: whatever happens, every process started is closed
         for seat, participant in enumerate(seating):
@@ -370,7 +434,8 @@ def _play_game(
             if phase is Phase.HAND_OVER:
                 _notify_all(state, seats, "hand_end")
                 finished = sum(not h.void for h in state.history)
-                if hands is not None and finished >= hands:
+                over_budget = deadline is not None and time.monotonic() >= deadline
+                if over_budget or (hands is not None and finished >= hands):
                     _notify_all(state, seats, "game_end")
                     break
                 state.next_hand()
@@ -382,7 +447,11 @@ def _play_game(
         _close_all(seats)
     record = state.to_record()
     return GameResult(
-        record=record, seats=[s.result for s in seats], rotation=rotation, state=state
+        record=record,
+        seats=[s.result for s in seats],
+        rotation=rotation,
+        state=state,
+        over_budget=over_budget,
     )
 
 
@@ -423,14 +492,18 @@ def _decide(state: GameState, seat: _Seat) -> None:
     decision = PHASE_DECISIONS[state.phase.value]
     seat_number = state.current
     action: Any = None
-    if not seat.fallback:
-        limit = None
+    asked = not seat.fallback
+    charged: float | None = None
+    limit: float | None = None
+    log = fault = ""
+    if asked:
         if seat.time_control is not None:
             limit = seat.time_control.move + seat.bank
         view = View.from_observation(state.observation(seat_number), time_left=limit)
         reply = seat.player.decide(decision, view, limit)
         if isinstance(reply, Answer):
             seat.result.move_seconds.append(reply.seconds)
+            charged, log = reply.charged, reply.log
             if seat.time_control is not None:
                 overrun = max(0.0, reply.charged - seat.time_control.move)
                 seat.bank = max(0.0, seat.bank - overrun)
@@ -441,11 +514,29 @@ def _decide(state: GameState, seat: _Seat) -> None:
             if problem is None:
                 action = reply.action
             else:
+                fault = "illegal"
                 _record_fault(seat, state, decision, Fault("illegal", problem))
         else:
+            clock = seat.time_control
+            if reply.kind == "timeout" and clock is not None and clock.timeout_spends_bank:
+                seat.bank = 0.0
+            fault = reply.kind
             _record_fault(seat, state, decision, reply)
     if action is None:
         action = fallback_action(state)
+    if asked:  # (the fallback's decisions after a seat was replaced are not the bot's)
+        seat.result.decisions.append(
+            decision_entry(
+                state,
+                decision,
+                action,
+                charged=charged,
+                bank=seat.bank if seat.time_control is not None else None,
+                log=log,
+                fault=fault,
+                offered=limit,
+            )
+        )
     if decision == "pass":
         for card in action:
             state.apply(card)
@@ -466,7 +557,7 @@ def _record_fault(seat: _Seat, state: GameState, decision: str, fault: Fault) ->
     if (
         fault.kind in ("crash", "memory")
         or len(seat.result.faults) >= MAX_FAULTS
-        or (isinstance(seat.player, ProcessPlayer) and seat.player.dead)
+        or seat.player.dead is not None
     ):
         if not seat.fallback:
             seat.fallback = True

@@ -32,6 +32,7 @@ from __future__ import annotations
 import os
 import shlex
 import shutil
+import stat
 import subprocess
 import sys
 import tempfile
@@ -40,7 +41,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from bots_sdk import cgroups, seccomp
+from bots_sdk import cgroups, sandbox_init, seccomp
 
 SDK_ROOT = Path(__file__).resolve().parent.parent
 _HOST = "import sys; sys.path[:0] = ['/sdk']; from bots_sdk.host import main, leave; leave(main())"
@@ -157,11 +158,20 @@ class Unsandboxed:
         return Launch([sys.executable, "-m", "bots_sdk.host", str(bot.resolve()), "/tmp"], env)
 
     def build_launch(self, sources: Path, build_line: str, tools: Any, limits: Any) -> Launch:
-        """A build with the limits as rlimits and nothing else: the author's own code."""
+        """A build with the limits as rlimits and nothing else: the author's own code (its
+        packer stops only the build's own processes, found below it)."""
         from bots_sdk import build
 
         folder = tempfile.mkdtemp(prefix="bidel-unsafe-build-")
-        command = build.build_argv(build_line, str(sources), f"{folder}/build")
+        command = build.build_argv(
+            build_line,
+            str(sources),
+            f"{folder}/build",
+            python=os.path.realpath(sys.executable),
+            script=str(build.PACKER),
+            limits=limits,
+            sandboxed=False,
+        )
         argv = [*_prlimit(limits.as_sandbox_limits()), *command]
         launch = Launch(argv, {"PATH": tools.env_path, "HOME": folder})
         launch.cleanup = lambda: shutil.rmtree(folder, ignore_errors=True)
@@ -324,17 +334,33 @@ class Bubblewrap:
     def build_launch(self, sources: Path, build_line: str, tools: Any, limits: Any) -> Launch:
         """The build of a bot in another language (:mod:`bots_sdk.build`): the same layers
         under the build's limits, its sources read-only at /src, its toolchain's folders
-        read-only where they are, a uid of its own."""
+        read-only where they are, a uid of its own; the packer (:mod:`bots_sdk.packer`) and
+        the interpreter that runs it read-only, the packer as the sandbox's PID 1."""
         from bots_sdk import build
 
+        runtime = str(Path(sys.base_prefix).resolve())
         return self._launch(
             self.uid(15),  # (seats use 0..n-1 of the process's range: 15 is the builds')
             limits.as_sandbox_limits(),
-            binds=[*((folder, folder) for folder in tools.binds), (str(sources), "/src")],
+            binds=[
+                *((folder, folder) for folder in tools.binds),
+                (runtime, runtime),
+                (str(build.PACKER), "/sdk/packer.py"),
+                (str(sources), "/src"),
+            ],
             chdir="/tmp",
-            command=build.build_argv(build_line, "/src", "/tmp/build"),
+            command=build.build_argv(
+                build_line,
+                "/src",
+                "/tmp/build",
+                python=os.path.realpath(sys.executable),
+                script="/sdk/packer.py",
+                limits=limits,
+                sandboxed=True,
+            ),
             path=tools.env_path,
             report_pid=False,
+            pid1=True,
         )
 
     def _launch(
@@ -347,9 +373,11 @@ class Bubblewrap:
         command: list[str],
         path: str,
         report_pid: bool,
+        pid1: bool = False,
     ) -> Launch:
         """The bubblewrap chain (see the module's docstring) around ``command``: /usr and
-        ``binds`` read-only, a capped tmpfs at /tmp, ``PATH`` set where ``path`` is given."""
+        ``binds`` read-only, a capped tmpfs at /tmp, ``PATH`` set where ``path`` is given;
+        ``pid1``: ``command`` is the PID namespace's init (no bwrap process inside with it)."""
         mount_point = str(_mount_point())  # may raise: nothing held
         group = _seat_group(limits)
         try:
@@ -416,6 +444,7 @@ class Bubblewrap:
             *user,
             "--unshare-net",
             "--unshare-pid",
+            *(["--as-pid-1"] if pid1 else []),
             "--unshare-ipc",
             "--unshare-uts",
             "--die-with-parent",
@@ -437,6 +466,7 @@ class Bubblewrap:
             *mounts,
             "--proc",
             "/proc",
+            *_masks(),
             "--dev",
             "/dev",
             "--bind",
@@ -505,6 +535,40 @@ def _mount_point() -> Path:
     path = Path(tempfile.gettempdir()) / f"bidel-sandbox-tmp-{os.geteuid()}"
     path.mkdir(mode=0o700, exist_ok=True)
     return path
+
+
+def _masks() -> list[str]:
+    """bwrap's arguments covering what /proc tells of the whole machine
+    (:data:`bots_sdk.sandbox_init.MASKED_PROC_FILES`): an empty read-only file over each file,
+    an empty read-only tmpfs over each folder."""
+    files, folders = sandbox_init.masked_proc()
+    empty = _empty_file()
+    out: list[str] = []
+    for name in files:
+        out += ["--ro-bind", empty, f"/proc/{name}"]
+    for name in folders:
+        out += ["--size", "4096", "--tmpfs", f"/proc/{name}", "--remount-ro", f"/proc/{name}"]
+    return out
+
+
+def _empty_file() -> str:
+    """An empty file of ours, read-only, to bind over what a bot must not read (made anew if
+    it is anything else)."""
+    path = Path(tempfile.gettempdir()) / f"bidel-sandbox-empty-{os.geteuid()}"
+    for _ in range(3):  # (another referee may be making it at the same moment)
+        try:
+            found = path.lstat()
+            if stat.S_ISREG(found.st_mode) and found.st_size == 0 and found.st_uid == os.geteuid():
+                return str(path)
+            path.unlink()
+        except FileNotFoundError:
+            pass
+        try:
+            os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o444))
+        except FileExistsError:
+            continue
+        return str(path)
+    raise SandboxUnavailable(f"cannot make an empty file at {path} to cover /proc with")
 
 
 def _seat_group(limits: Limits) -> cgroups.SeatGroup | None:

@@ -23,6 +23,53 @@ import sys
 
 ROOT = "/run/bidel-sandbox"
 
+#: What /proc tells of the whole machine rather than of the bot's own processes: the locks
+#: every process holds, counters of memory, CPU, disks, interrupts, open files and cgroups,
+#: pressure. A seat could read another's doings in them (a lock on a shared file, memory
+#: held or processes started as a signal); each is covered, where the kernel has it, by an
+#: empty read-only file (a folder by an empty read-only tmpfs). The same list serves every
+#: backend (bots_sdk.sandbox, bots_sdk.containers).
+MASKED_PROC_FILES = (
+    "locks",
+    "meminfo",
+    "stat",
+    "loadavg",
+    "uptime",
+    "vmstat",
+    "zoneinfo",
+    "buddyinfo",
+    "pagetypeinfo",
+    "diskstats",
+    "partitions",
+    "interrupts",
+    "softirqs",
+    "schedstat",
+    "slabinfo",
+    "swaps",
+    "cgroups",
+    "keys",
+    "key-users",
+    "timer_list",
+    "sched_debug",
+    "latency_stats",
+    "kallsyms",
+    "sys/fs/file-nr",
+    "sys/fs/inode-nr",
+    "sys/fs/inode-state",
+    "sys/fs/dentry-state",
+    "sys/fs/aio-nr",
+    "sys/kernel/pty/nr",
+)
+MASKED_PROC_FOLDERS = ("pressure",)
+
+
+def masked_proc() -> tuple[list[str], list[str]]:
+    """The masked /proc files and folders this kernel has (a mount over a missing one would
+    fail), each a path under /proc."""
+    files = [name for name in MASKED_PROC_FILES if os.path.isfile("/proc/" + name)]
+    folders = [name for name in MASKED_PROC_FOLDERS if os.path.isdir("/proc/" + name)]
+    return files, folders
+
 
 def _mount(*args: str) -> None:
     subprocess.run(["/usr/bin/mount", *args], check=True, capture_output=True)
@@ -60,6 +107,16 @@ def build_root(
         _mount("--bind", f"/dev/{device}", f"{ROOT}/dev/{device}")
     os.makedirs(ROOT + "/proc", exist_ok=True)
     _mount("-t", "proc", "-o", "nosuid,nodev,noexec", "proc", ROOT + "/proc")
+    files, folders = masked_proc()
+    empty = ROOT + "/dev/.empty"  # (in the root's own tmpfs, read-only once it is remounted)
+    open(empty, "w").close()
+    for name in files:
+        _mount("--bind", empty, f"{ROOT}/proc/{name}")
+        _mount("-o", "remount,bind,ro,nosuid,nodev,noexec", f"{ROOT}/proc/{name}")
+    for name in folders:
+        _mount(
+            "-t", "tmpfs", "-o", "size=4k,ro,nosuid,nodev,noexec", "tmpfs", f"{ROOT}/proc/{name}"
+        )
     os.makedirs(ROOT + "/tmp", exist_ok=True)
     _mount("-t", "tmpfs", "-o", tmp_options, "tmpfs", ROOT + "/tmp")
     _mount("-o", "remount,ro,bind", ROOT)  # the root itself: read-only

@@ -7,6 +7,17 @@ kexec. Each of these answers ``EPERM``; ``clone3`` answers ``ENOSYS`` (its flags
 pointer a filter cannot read), so the C library falls back to ``clone``, whose flags are
 checked: a ``clone`` asking for a new namespace is refused.
 
+Nor does it need to observe or mark what another process does with a file both can see: the
+seats of a runner share the read-only runtime, so a lock one seat takes on a shared file, a
+watch that reports another's opens, or a probe of which pages another has read would carry
+its hand to a seat beside it, exactly. :data:`SHARED_INODE` refuses those calls whole
+(``flock``, inotify, fanotify, ``cachestat``) and :data:`BY_ARGUMENT` the operations of
+otherwise needed calls: ``fcntl``'s locks, leases and directory notifications, ``preadv2``'s
+"only if cached" read, and the advice that evicts a shared file's pages (which would let a
+sender reset what a receiver times). Each answers the error a kernel without the feature
+gives, so programs that can do without it carry on. docs/security.md lists what seats still
+share and what bounds it.
+
 :func:`compiled` builds the filter with the system's libseccomp (``libseccomp.so.2``, called
 through :mod:`ctypes`: five functions of its stable C API, so the SDK needs no third-party
 package) as a BPF program; the bubblewrap backend hands it to ``bwrap --seccomp``, the
@@ -24,6 +35,7 @@ import ctypes
 import ctypes.util
 import errno
 import os
+from dataclasses import dataclass
 from functools import cache
 
 #: Refused with EPERM, by family.
@@ -84,6 +96,67 @@ DENIED: tuple[str, ...] = (
     "adjtimex",
     "sethostname",
     "setdomainname",
+)
+
+#: Calls that observe or mark a file another process also sees, refused whole, with the error
+#: a kernel without them gives (``flock``: "no locks available"; inotify, fanotify and
+#: ``cachestat``: not there).
+SHARED_INODE: dict[str, int] = {
+    "flock": errno.ENOLCK,
+    "inotify_init": errno.ENOSYS,
+    "inotify_init1": errno.ENOSYS,
+    "inotify_add_watch": errno.ENOSYS,
+    "inotify_rm_watch": errno.ENOSYS,
+    "fanotify_mark": errno.EPERM,  # (fanotify_init is in DENIED)
+    "cachestat": errno.ENOSYS,
+}
+
+#: System call numbers of calls an older libseccomp may not know by name (the same on x86_64
+#: and aarch64: calls added since Linux 5.1 have one number on every architecture).
+NEW_CALLS = {"cachestat": 451}
+
+# fcntl's commands (asm-generic/fcntl.h); 12-14 are the 64-bit-offset locks of 32-bit ABIs.
+_F_LOCKS = (5, 6, 7, 12, 13, 14, 36, 37, 38)  # F_GETLK, F_SETLK(W), F_*LK64, F_OFD_*
+_F_LEASE_AND_NOTIFY = (1024, 1025, 1026)  # F_SETLEASE, F_GETLEASE, F_NOTIFY
+_RWF_NOWAIT = 0x8
+_POSIX_FADV_DONTNEED, _POSIX_FADV_NOREUSE = 4, 5
+_MADV_COLD, _MADV_PAGEOUT = 20, 21
+#: The low 32 bits: these arguments are C ints, which the kernel reads without the upper half
+#: (a comparison of all 64 bits would let a bot set a high bit and pass).
+_INT = 0xFFFFFFFF
+
+
+@dataclass(frozen=True)
+class ArgRule:
+    """A call refused when ``argument & mask == value``, answering ``error``."""
+
+    call: str
+    argument: int
+    mask: int
+    value: int
+    error: int
+
+
+#: Operations refused by their arguments (see the module's docstring).
+BY_ARGUMENT: tuple[ArgRule, ...] = (
+    *(
+        ArgRule(call, 1, _INT, command, errno.ENOLCK)
+        for call in ("fcntl", "fcntl64")
+        for command in _F_LOCKS
+    ),
+    *(
+        ArgRule(call, 1, _INT, command, errno.EPERM)
+        for call in ("fcntl", "fcntl64")
+        for command in _F_LEASE_AND_NOTIFY
+    ),
+    # preadv2(fd, iov, count, pos_l, pos_h, flags): RWF_NOWAIT reads only what is cached
+    ArgRule("preadv2", 5, _RWF_NOWAIT, _RWF_NOWAIT, errno.EOPNOTSUPP),
+    ArgRule("pwritev2", 5, _RWF_NOWAIT, _RWF_NOWAIT, errno.EOPNOTSUPP),
+    # advice that drops a file's pages from the page cache (every process's copy)
+    ArgRule("fadvise64", 3, _INT, _POSIX_FADV_DONTNEED, errno.EINVAL),
+    ArgRule("fadvise64", 3, _INT, _POSIX_FADV_NOREUSE, errno.EINVAL),
+    ArgRule("madvise", 2, _INT, _MADV_COLD, errno.EINVAL),
+    ArgRule("madvise", 2, _INT, _MADV_PAGEOUT, errno.EINVAL),
 )
 
 #: Every CLONE_NEW* flag ``clone`` takes in its first argument (CLONE_NEWTIME is clone3's).
@@ -151,6 +224,8 @@ def _rule(
     lib: ctypes.CDLL, ctx: int, action: int, name: str, *args: tuple[int, int, int, int]
 ) -> None:
     number = lib.seccomp_syscall_resolve_name(name.encode())
+    if number == -1 and name in NEW_CALLS and os.uname().machine in ("x86_64", "aarch64"):
+        number = NEW_CALLS[name]  # newer than this libseccomp: by its number
     if number < 0:
         return  # not a call of this architecture
     array = (_ArgCmp * max(1, len(args)))(*(_ArgCmp(*a) for a in args))
@@ -174,6 +249,11 @@ def compiled() -> bytes:
     try:
         for name in DENIED:
             _rule(lib, ctx, _act_errno(errno.EPERM), name)
+        for name, code in SHARED_INODE.items():
+            _rule(lib, ctx, _act_errno(code), name)
+        for rule in BY_ARGUMENT:
+            condition = (rule.argument, _CMP_MASKED_EQ, rule.mask, rule.value)
+            _rule(lib, ctx, _act_errno(rule.error), rule.call, condition)
         _rule(lib, ctx, _act_errno(errno.ENOSYS), "clone3")
         for bit in range(32):
             flag = 1 << bit
@@ -251,11 +331,33 @@ def docker_profile() -> dict[str, object]:
         for flag in (1 << b for b in range(32))
         if CLONE_NEW_FLAGS & flag
     ]
+    by_argument = [
+        {
+            "names": [rule.call],
+            "action": "SCMP_ACT_ERRNO",
+            "errnoRet": rule.error,
+            # (Docker's masked comparison: "value" is the mask, "valueTwo" what it must equal)
+            "args": [
+                {
+                    "index": rule.argument,
+                    "value": rule.mask,
+                    "valueTwo": rule.value,
+                    "op": "SCMP_CMP_MASKED_EQ",
+                }
+            ],
+        }
+        for rule in BY_ARGUMENT
+    ]
     return {
         "defaultAction": "SCMP_ACT_ALLOW",
         "syscalls": [
             {"names": list(DENIED), "action": "SCMP_ACT_ERRNO", "errnoRet": errno.EPERM},
+            *(
+                {"names": [name], "action": "SCMP_ACT_ERRNO", "errnoRet": code}
+                for name, code in SHARED_INODE.items()
+            ),
             {"names": ["clone3"], "action": "SCMP_ACT_ERRNO", "errnoRet": errno.ENOSYS},
             *clone_rules,
+            *by_argument,
         ],
     }

@@ -85,6 +85,7 @@ def verify(record: Any) -> dict[str, Any]:
         "totals": list(state.totals),
         "game_over": state.is_game_over,
         "winners": list(state.winners),
+        "ended_at_hand_cap": state.ended_at_hand_cap,
     }
 
 

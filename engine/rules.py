@@ -305,6 +305,25 @@ class RuleSet:
         """What shooting the moon is worth (``moon_points``, or the deck's total points)."""
         return self.total_points if self.moon_points is None else self.moon_points
 
+    @property
+    def can_score(self) -> bool:
+        """Whether some hand can raise some seat's total: without it a game to the target
+        never ends (it stops at the hand cap, ``engine.state.MAX_HANDS``).
+
+        >>> RuleSet.from_preset("standard").can_score
+        True
+        >>> RuleSet.from_preset("standard", heart_points=[0] * 13, queen_points=0).can_score
+        False
+        """
+        if any(p > 0 for p in self.heart_points) or self.queen_points > 0 or self.jd_bonus > 0:
+            return True
+        # the moon: the others get the amount (add), the shooter loses it (subtract: a gain
+        # only when it is negative), or the shooter picks either (choice)
+        amount = self.moon_amount
+        return {"add": amount > 0, "subtract": amount < 0, "choice": amount != 0}.get(
+            self.moon, False
+        )
+
     def pass_offset(self, hand_number: int) -> int:
         """How many seats onward in play order hand ``hand_number``'s passes go (0 for a
         hold hand).

@@ -56,6 +56,10 @@ _CLUBS_BY_RANK: Final = sorted(
     (i for i in range(DECK_SIZE) if CARD_SUIT[i] == CLUBS), key=CARD_RANK.__getitem__
 )
 _MOON_ACTIONS: Final = ("add", "subtract")
+#: The most hands (void ones too) a game lasts under any rules: random play ends every preset
+#: within 75, but rules whose points cannot reach the target (every card worth 0, say) would
+#: never end. After this many the game ends, the lowest total winning (ties share the win).
+MAX_HANDS: Final = 200
 
 
 class Phase(enum.Enum):
@@ -696,6 +700,23 @@ class GameState:
         """True once the game has a winner (or winners)."""
         return self.phase is _GAME_OVER
 
+    @property
+    def ended_at_hand_cap(self) -> bool:
+        """True when the game ended because it reached :data:`MAX_HANDS`, not its target.
+
+        >>> rules = RuleSet.from_preset("standard", heart_points=[0] * 13, queen_points=0)
+        >>> state = GameState(rules, seed=1)
+        >>> while not state.is_game_over:
+        ...     state.play_random(random.Random(1))
+        ...     if not state.is_game_over:
+        ...         state.next_hand()
+        >>> len(state.history), state.winners, state.ended_at_hand_cap
+        (200, [0, 1, 2, 3], True)
+        """
+        if self.phase is not _GAME_OVER or len(self.history) < MAX_HANDS:
+            return False
+        return self.history[-1].void or max(self.totals) < self.rules.target or not self._winners()
+
     def hand_of(self, seat: int) -> list[str]:
         """The cards ``seat`` holds now (referee's view: use :meth:`observation` for bots)."""
         return cards_to_texts_multi(self.hands[seat])
@@ -1104,7 +1125,9 @@ class GameState:
         """Only hearts to lead before they are broken, under the redeal rule: deal again."""
         zeros = tuple([0] * self.n)
         self._record_hand(points=zeros, scores=zeros, void=True)
-        self.phase = _HAND_OVER
+        if len(self.history) >= MAX_HANDS:
+            self.winners = self._lowest()
+        self.phase = _GAME_OVER if self.winners else _HAND_OVER
         self._legal = -1
 
     def _finish_hand(self) -> None:
@@ -1168,8 +1191,14 @@ class GameState:
             points=self.pending_points, scores=tuple(scores), void=False, hakem=declared
         )
         self.winners = self._winners() if max(totals) >= rules.target else []
+        if not self.winners and len(self.history) >= MAX_HANDS:
+            self.winners = self._lowest()
         self.phase = _GAME_OVER if self.winners else _HAND_OVER
         self._legal = -1
+
+    def _lowest(self) -> list[int]:
+        low = min(self.totals)
+        return [s for s in range(self.n) if self.totals[s] == low]
 
     def _winners(self) -> list[int]:
         totals = self.totals

@@ -13,17 +13,32 @@ Variables (all optional except SECRET_KEY when DEBUG is off):
   (default: ``var/`` in the project).
 - ``CELERY_TASK_SOFT_TIME_LIMIT`` / ``CELERY_TASK_TIME_LIMIT``: seconds (defaults 900 / 960).
 - ``HEALTH_TIMEOUT``: seconds the health check waits for broker and workers (default 1).
+- ``API_TOKEN_DAYS``: days an API token works after it is made or renewed (default 90).
+- ``EMAIL_BACKEND``: ``console`` (the default with DEBUG: mails are printed), ``smtp`` (the
+  default without), ``filebased``, ``locmem``, ``dummy``, or a back end's dotted path.
+- ``EMAIL_HOST``, ``EMAIL_PORT``, ``EMAIL_HOST_USER``, ``EMAIL_HOST_PASSWORD``,
+  ``EMAIL_USE_TLS`` / ``EMAIL_USE_SSL``: the SMTP server (defaults localhost, 25, none, none,
+  off / off).
+- ``DEFAULT_FROM_EMAIL``: the sender of the password-reset mails.
+- ``PASSWORD_RESET_RATE`` / ``PASSWORD_RESET_EMAIL_RATE``: reset requests per client address
+  and reset mails per e-mail address (defaults 10/hour, 3/hour).
+- ``UPLOAD_RATE`` / ``BOT_UPLOAD_RATE``: new versions uploaded per user and per bot
+  (defaults 20/hour, 10/hour); ``UPLOAD_MAX_WAITING``: a user's versions waiting for their
+  validation at once (default 3).
+- ``REQUEST_BODY_MAX_BYTES`` / ``REQUEST_BODY_SECONDS``: the largest request body the server
+  reads, and the time a client has to send it (defaults 1 MiB + 64 KiB, 60 s).
 """
 
 from __future__ import annotations
 
+import importlib.util
 from pathlib import Path
 
 import dj_database_url
 
 from hearts_platform.env import Env, SettingsError
 from hearts_runner.broker import embedded_transport, redis_transport
-from hearts_runner.config import RUNNER_QUEUE
+from hearts_runner.config import task_routes
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 env = Env()
@@ -52,7 +67,6 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "django.contrib.staticfiles",
     "rest_framework",
-    "rest_framework.authtoken",
     "drf_spectacular",
     "drf_spectacular_sidecar",  # Swagger UI and Redoc served by us: /api/docs/ works offline
     "django_filters",  # the API's list filters, documented in the schema
@@ -201,10 +215,14 @@ CELERY_BEAT_SCHEDULE = {
         "task": "arena.tournaments_tick",
         "schedule": float(env.int("TOURNAMENT_TICK_SECONDS", 5, minimum=1)),
     },
+    # Finished matches' live feeds, when they are files (hearts_runner.live.FileFeed.sweep):
+    # the runner sweeps as it opens each new feed, this when none is opened.
+    "prune live feeds": {"task": "arena.live_feeds_sweep", "schedule": 60.0},
 }
 # The runner tier (hearts_runner, docs/operations.md): matches and validations go to the
-# runners' queue as self-contained jobs; on one host a worker may serve both queues.
-CELERY_TASK_ROUTES = {"runner.*": {"queue": RUNNER_QUEUE}}
+# runners' queue as self-contained jobs, a person's game to the people's runners' queue; on one
+# host a worker may serve several queues.
+CELERY_TASK_ROUTES = task_routes()
 CELERY_INCLUDE = ["hearts_runner.tasks"]
 CELERY_TIMEZONE = "UTC"
 CELERY_ENABLE_UTC = True
@@ -219,16 +237,36 @@ MATCH_LEASE_SECONDS = env.int("MATCH_LEASE_SECONDS", 20 * 60, minimum=1)
 # A queued match unclaimed this long has its message sent again (a broker may lose messages).
 MATCH_RESEND_SECONDS = env.int("MATCH_RESEND_SECONDS", 120, minimum=1)
 
+# --- People at the table (/play/; docs/operations.md, "Limits on work") ----------------------
+# People's games open at once (queued or running), every visitor's together: the slots of the
+# people's runners (`python -m hearts_runner --people`, their --concurrency summed), never a
+# bot match's; 0 closes /play/.
+HUMAN_GAMES_MAX_OPEN = env.int("HUMAN_GAMES_MAX_OPEN", 4)
+# A person's clock: seconds a move, and a bank for the game that a timeout spends whole.
+HUMAN_MOVE_SECONDS = env.int("HUMAN_MOVE_SECONDS", 30, minimum=1)
+HUMAN_BANK_SECONDS = env.int("HUMAN_BANK_SECONDS", 120)
+# No page of the seat open this long: the person has left, the fallback plays the rest.
+HUMAN_AWAY_SECONDS = env.int("HUMAN_AWAY_SECONDS", 60, minimum=1)
+# A person's thinking time for the whole game; once spent, the fallback plays the rest.
+HUMAN_GAME_SECONDS = env.int("HUMAN_GAME_SECONDS", 600, minimum=1)
+# A person's game that no people's runner has begun this long after it was made ends, saying
+# so (no runner serves the people's queue, or every one of its slots is taken).
+HUMAN_START_SECONDS = env.int("HUMAN_START_SECONDS", 60, minimum=1)
+# A person's game's lease and its runner's time limit: more than its person may take
+# (HUMAN_GAME_SECONDS, HUMAN_AWAY_SECONDS) and its bots' play together (arena.services).
+HUMAN_GAME_LEASE_SECONDS = env.int("HUMAN_GAME_LEASE_SECONDS", 3600, minimum=120)
+
 # --- REST API -------------------------------------------------------------------------------
 
 REST_FRAMEWORK = {
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     # ``?format=`` filters tournaments by format; responses are JSON (or the browsable API by
-    # the Accept header), never chosen by a query parameter.
+    # the Accept header), never chosen by a query parameter — but for the schema, whose view
+    # reads ``?format=json`` / ``?format=yaml`` itself (hearts_platform.views.SchemaView).
     "URL_FORMAT_OVERRIDE": None,
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticatedOrReadOnly"],
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "rest_framework.authentication.TokenAuthentication",
+        "arena.api.authentication.ApiTokenAuthentication",  # Token <key>, expiring, revocable
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PAGINATION_CLASS": "arena.api.pagination.PageNumberPagination",
@@ -238,15 +276,33 @@ REST_FRAMEWORK = {
         "rest_framework.renderers.BrowsableAPIRenderer",
     ],
     "EXCEPTION_HANDLER": "arena.api.views.api_exception_handler",
+    # One parser policy (arena/api/parsers.py): a bad body is a 4xx in the API's error shape.
+    "DEFAULT_PARSER_CLASSES": [
+        "arena.api.parsers.JSONParser",
+        "arena.api.parsers.FormParser",
+        "arena.api.parsers.MultiPartParser",
+    ],
     # Per user (challenges, token) or per address (signup, login); the forms count in the same
     # buckets as the API (arena/web.py).
     "DEFAULT_THROTTLE_RATES": {
-        "challenges": env.str("CHALLENGE_RATE", "30/hour"),
+        "challenges": env.rate("CHALLENGE_RATE", "30/hour"),
         # Games a person starts against bots (anonymous visitors too: counted per address).
-        "human_games": env.str("HUMAN_GAME_RATE", "30/hour"),
+        "human_games": env.rate("HUMAN_GAME_RATE", "30/hour"),
         "signup": "20/hour",
         "login": "30/minute",
         "token": "20/hour",
+        # New versions, per user and per bot: each is checked, then built (up to 120 s of CPU)
+        # and played in a validation match.
+        "uploads": env.rate("UPLOAD_RATE", "20/hour"),
+        # Version comparisons an owner asks for (arena.comparisons: up to 48 matches each).
+        "comparisons": env.rate("COMPARISON_RATE", "10/day"),
+        "bot_uploads": env.rate("BOT_UPLOAD_RATE", "10/hour"),
+        # Listing and revoking one's API tokens (per user).
+        "tokens": "60/minute",
+        # Password resets asked for, per client address and per e-mail address asked about
+        # (arena.api.throttles: counted whether or not an account has it).
+        "password_reset": env.rate("PASSWORD_RESET_RATE", "10/hour"),
+        "password_reset_email": env.rate("PASSWORD_RESET_EMAIL_RATE", "3/hour"),
     },
     # uvicorn faces the clients: the address is REMOTE_ADDR; a client's X-Forwarded-For would
     # otherwise give it a fresh throttle bucket per request.
@@ -254,10 +310,75 @@ REST_FRAMEWORK = {
 }
 #: Challenges one user may have queued or running at once.
 CHALLENGE_MAX_OPEN = 3
+#: Version comparisons one owner may have asked for and still running at once.
+COMPARISONS_MAX_OPEN = env.int("COMPARISONS_MAX_OPEN", 1, minimum=1)
+#: A comparison's round: deals (each in every rotation), and its budget of rounds.
+COMPARISON_DEALS_PER_ROUND = env.int("COMPARISON_DEALS_PER_ROUND", 20, minimum=1)
+COMPARISON_MAX_ROUNDS = env.int("COMPARISON_MAX_ROUNDS", 12, minimum=1)
+#: Versions of one user's bots waiting for their validation (pending or validating) at once.
+UPLOAD_MAX_WAITING = env.int("UPLOAD_MAX_WAITING", 3, minimum=1)
+#: The largest request body the server reads (hearts_platform/body_limit.py, before Django
+#: does): an upload at arena.uploads' limit (1 MiB) and its multipart slack (64 KiB).
+REQUEST_BODY_MAX_BYTES = env.int("REQUEST_BODY_MAX_BYTES", 1024 * 1024 + 64 * 1024, minimum=1)
+#: Seconds a client has to send its whole request body (a slow one holds a connection).
+REQUEST_BODY_SECONDS = env.int("REQUEST_BODY_SECONDS", 60, minimum=1)
+#: The largest WebSocket message the server takes from a client (uvicorn's --ws-max-size on
+#: every command line that starts it: Dockerfile, docker-compose.yml, manage.py demo); past it
+#: the connection closes (1009). A seat's answer is at most 2,000 characters.
+WS_MESSAGE_MAX_BYTES = 64 * 1024
 #: Failed log-ins of one username from one address before both doors refuse it for the rest
 #: of the window (seconds from the first failure): arena/logins.py.
 LOGIN_MAX_FAILURES = 5
 LOGIN_FAILURE_WINDOW = 15 * 60
+
+# --- Accounts: API tokens, password resets by e-mail -----------------------------------------
+
+#: Days an API token works after it is made (``POST /api/token/``) or renewed
+#: (``POST /api/token/renew/``); then it is refused, saying so.
+API_TOKEN_DAYS = env.int("API_TOKEN_DAYS", 90, minimum=1)
+#: Working API tokens one account may hold: making one more revokes the least recently used.
+API_TOKENS_PER_USER = 20
+#: Seconds a password-reset link works (Django's setting; a link works once in any case).
+PASSWORD_RESET_TIMEOUT = 24 * 3600
+
+_EMAIL_BACKENDS = {
+    name: f"django.core.mail.backends.{name}.EmailBackend"
+    for name in ("smtp", "console", "locmem", "filebased", "dummy")
+}
+# The demo (DEBUG) prints each mail on the web server's console; production sends by SMTP.
+EMAIL_BACKEND = env.str("EMAIL_BACKEND", "console" if DEBUG else "smtp")
+EMAIL_BACKEND = _EMAIL_BACKENDS.get(EMAIL_BACKEND, EMAIL_BACKEND)
+
+
+def _module_exists(dotted: str) -> bool:
+    try:
+        return importlib.util.find_spec(dotted) is not None
+    except ImportError:  # a parent package missing
+        return False
+
+
+if "." not in EMAIL_BACKEND or not _module_exists(EMAIL_BACKEND.rpartition(".")[0]):
+    # Else every reset mail would be lost to an import error, logged one at a time.
+    raise SettingsError(
+        f"EMAIL_BACKEND={EMAIL_BACKEND!r} is neither one of "
+        + ", ".join(sorted(_EMAIL_BACKENDS))
+        + " nor the dotted path of an installed mail back end"
+    )
+EMAIL_HOST = env.str("EMAIL_HOST", "localhost")
+EMAIL_PORT = env.int("EMAIL_PORT", 25, minimum=1)
+EMAIL_HOST_USER = env.str("EMAIL_HOST_USER", "")
+EMAIL_HOST_PASSWORD = env.str("EMAIL_HOST_PASSWORD", "")
+EMAIL_USE_TLS = env.bool("EMAIL_USE_TLS", False)  # STARTTLS (port 587)
+EMAIL_USE_SSL = env.bool("EMAIL_USE_SSL", False)  # TLS from the first byte (port 465)
+if EMAIL_USE_TLS and EMAIL_USE_SSL:
+    # Django would refuse it only when the first mail is sent, and lose that mail.
+    raise SettingsError("EMAIL_USE_TLS and EMAIL_USE_SSL exclude each other: set one")
+DEFAULT_FROM_EMAIL = env.str("DEFAULT_FROM_EMAIL", "Bidel <bidel@localhost>")
+# A mail server that stalls must not hold a web worker for long: the reset mail is sent while
+# answering (so the tests, and Django's own views, see it sent).
+EMAIL_TIMEOUT = 10
+# The file backend's folder (EMAIL_BACKEND=filebased).
+EMAIL_FILE_PATH = VAR_DIR / "mail"
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
@@ -320,6 +441,10 @@ LOGGING = {
 
 # The names this module read from the environment, in order (checked against deployment files).
 ENVIRONMENT_VARIABLES = tuple(env.names_read)
+
+# The pages' forms: as many bytes besides their files as a JSON or form body to the API may
+# have (arena.api.parsers.MAX_JSON_BYTES); past it Django answers 400 (templates/400.html).
+DATA_UPLOAD_MAX_MEMORY_SIZE = 64 * 1024
 
 # Uploads: a multipart body past the upload limit is stopped as it streams in (arena.uploads),
 # never written out in full first.

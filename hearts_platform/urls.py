@@ -4,16 +4,15 @@ pages for people."""
 from django.contrib import admin
 from django.urls import include, path
 from django.views.i18n import JavaScriptCatalog
-from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 from arena import web
-from hearts_platform.views import HealthView
+from hearts_platform.views import HealthView, SchemaView, SwaggerView
 
 urlpatterns = [
     path("admin/", admin.site.urls),
     path("api/health/", HealthView.as_view(), name="health"),
-    path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
-    path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="docs"),
+    path("api/schema/", SchemaView.as_view(), name="schema"),
+    path("api/docs/", SwaggerView.as_view(url_name="schema"), name="docs"),
     path("api/", include("arena.urls")),
     path("", web.home, name="home"),
     path("ladders/<int:ladder_id>/", web.ladder_page, name="ladder"),
@@ -32,9 +31,22 @@ urlpatterns = [
     path("login/", web.login_page, name="login"),
     path("logout/", web.logout_page, name="logout"),
     path("account/", web.account, name="account"),
+    path("account/tokens/<int:token_id>/revoke/", web.token_revoke, name="token_revoke"),
+    path("account/email/", web.email_change, name="email_change"),
+    path("password-reset/", web.PasswordResetPage.as_view(), name="password_reset"),
+    path("password-reset/sent/", web.password_reset_done, name="password_reset_done"),
+    path(
+        "password-reset/<uidb64>/<token>/",
+        web.PasswordResetConfirmPage.as_view(),
+        name="password_reset_confirm",
+    ),
+    path("password-reset/done/", web.password_reset_complete, name="password_reset_complete"),
     path("bots/new/", web.bot_new, name="bot_new"),
     path("bots/<int:bot_id>/upload/", web.version_upload, name="version_upload"),
     path("challenges/new/", web.challenge_new, name="challenge_new"),
     path("play/", web.play_new, name="play_new"),
-    path("play/<str:token>/", web.play_page, name="play"),
+    # A person's game by its match number; the seat's secret is its cookie, never the address.
+    path("play/<int:match_id>/", web.play_page, name="play"),
+    path("play/<int:match_id>/leave/", web.play_leave, name="play_leave"),
+    path("play/<str:token>/", web.play_old_link),  # the old /play/<secret>/: sent on, not logged
 ]

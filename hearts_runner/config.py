@@ -10,6 +10,13 @@ from hearts_runner.broker import embedded_transport, redis_transport
 
 #: The queue runners consume; the platform sends jobs there.
 RUNNER_QUEUE = "runner"
+#: The queue of games with a person at the table, served by runners of their own
+#: (``python -m hearts_runner --people``): a person's game, mostly waiting on the person,
+#: never holds a bot match's slot.
+PEOPLE_QUEUE = "runner.people"
+#: Games a runner of people's games plays at once by default: each is a process waiting on
+#: its person most of the time (the platform's HUMAN_GAMES_MAX_OPEN is the sum over them).
+PEOPLE_CONCURRENCY = 4
 #: Where a runner sends results: the platform workers' (Celery's default) queue.
 PLATFORM_QUEUE = "celery"
 #: What a runner must never hold (the platform's secrets).
@@ -24,6 +31,25 @@ def soft_time_limit() -> int:
     return int(os.environ.get("CELERY_TASK_SOFT_TIME_LIMIT", "900"))
 
 
+def match_budget() -> float:
+    """Seconds a bot match may take on this runner (``BIDEL_MATCH_BUDGET_SECONDS``; default two
+    thirds of the soft time limit): once they are spent the game ends with the hand in
+    progress and is ranked on its totals so far, instead of running into the time limit and
+    being played again (the room left is for that hand, at most seconds a move).
+
+    >>> match_budget() == soft_time_limit() * 2 / 3
+    True
+    """
+    raw = os.environ.get("BIDEL_MATCH_BUDGET_SECONDS", "")
+    budget = float(raw) if raw else soft_time_limit() * 2 / 3
+    if not 0 < budget < soft_time_limit():
+        raise ValueError(
+            f"BIDEL_MATCH_BUDGET_SECONDS must be positive and below the soft time limit "
+            f"({soft_time_limit()} s), not {raw!r}"
+        )
+    return budget
+
+
 def transport() -> dict[str, Any]:
     """Broker settings as the platform chooses them: Redis at ``REDIS_URL``, else the embedded
     broker under ``BIDEL_VAR_DIR`` (default: the project's var/)."""
@@ -32,6 +58,12 @@ def transport() -> dict[str, Any]:
         return redis_transport(redis_url, hard_time_limit=hard_time_limit())
     default = Path(__file__).resolve().parent.parent / "var"
     return embedded_transport(Path(os.environ.get("BIDEL_VAR_DIR") or default))
+
+
+def task_routes() -> dict[str, dict[str, str]]:
+    """Where each runner task is sent: a person's game to the people's queue, the rest to the
+    runners' (an exact name wins over the pattern)."""
+    return {"runner.play_person": {"queue": PEOPLE_QUEUE}, "runner.*": {"queue": RUNNER_QUEUE}}
 
 
 def celery_settings() -> dict[str, Any]:
@@ -53,6 +85,6 @@ def celery_settings() -> dict[str, Any]:
         "task_soft_time_limit": soft_time_limit(),
         "task_time_limit": hard_time_limit(),
         "task_default_queue": PLATFORM_QUEUE,
-        "task_routes": {"runner.*": {"queue": RUNNER_QUEUE}},
+        "task_routes": task_routes(),
         "worker_send_task_events": True,
     }

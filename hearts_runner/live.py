@@ -2,7 +2,9 @@
 reads them to spectators. No database write per move: the feed is the broker's Redis (a list
 holds the match so far for late arrivals and to step back, a pub/sub channel pushes each new
 event) or, on the embedded default, a file per match under ``var/live/`` (appended a line at a
-time, followed by polling) — the same choice as :mod:`hearts_runner.broker`.
+time, followed by polling) — the same choice as :mod:`hearts_runner.broker`. Either way a feed
+goes by itself: RETIRED_TTL_SECONDS after its match is over for good, TTL_SECONDS after its
+last event otherwise (a lost runner's); the files' folder is also held to a total size.
 
 An event is one JSON object with ``seq`` (0, 1, … within a ``run``: a match played again after
 its runner was lost starts a new run) and ``type``: ``table`` (the table's shape and who may
@@ -16,6 +18,7 @@ Nothing here may touch the match it observes: a publisher that fails logs once a
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import hashlib
 import json
@@ -29,10 +32,17 @@ from typing import Any, Protocol
 
 import orjson
 
+from bots_sdk.participants import Participant
+from bots_sdk.players import PersonLimits, PersonPlayer
+
 logger = logging.getLogger(__name__)
 
 #: How long a feed stays readable when nothing says its match is over (a lost runner's).
 TTL_SECONDS = 6 * 3600
+#: The most bytes the feeds in files hold together (``BIDEL_LIVE_FILES_MAX_BYTES``): past it
+#: the feeds of finished matches go at once, the longest finished first. A feed being played
+#: is never removed for it (each is held to :data:`LIVE_MAX_BYTES`).
+LIVE_FILES_MAX_BYTES = 256 * 1024 * 1024
 #: How often a file feed is polled for new lines.
 FILE_POLL_SECONDS = 0.02
 
@@ -53,6 +63,8 @@ class Feed(Protocol):
     def last(self, key: str) -> str | None: ...
 
     def retire(self, key: str, seconds: float) -> None: ...
+
+    def sweep(self) -> int: ...
 
     def follow(self, key: str, ready: asyncio.Event) -> AsyncIterator[str]: ...
 
@@ -95,6 +107,11 @@ class RedisFeed:
     def retire(self, key: str, seconds: float) -> None:
         self.client.expire(self.name(key), max(1, int(seconds)))
 
+    def sweep(self) -> int:
+        """Nothing to remove: every key expires by itself (TTL_SECONDS from its last event,
+        RETIRED_TTL_SECONDS once retired); the server's ``maxmemory`` bounds the rest."""
+        return 0
+
     async def follow(self, key: str, ready: asyncio.Event) -> AsyncIterator[str]:
         import redis.asyncio
 
@@ -112,32 +129,75 @@ class RedisFeed:
 
 
 class FileFeed:
-    """The feed in files: ``<folder>/<key>.jsonl``, one event per line, appended whole."""
+    """The feed in files: ``<folder>/<key>.jsonl``, one event per line, appended whole. A feed
+    whose match is over for good has a mark beside it, ``<key>.over``, holding the time it may
+    go; :meth:`sweep` removes it then (the runner's :meth:`reset` of each new feed and the
+    platform's periodic ``arena.live_feeds_sweep`` call it)."""
 
-    def __init__(self, folder: Path) -> None:
+    def __init__(self, folder: Path, *, max_bytes: int | None = None) -> None:
         self.folder = folder
+        #: The feeds' total size past which finished ones go at once (None: the setting's).
+        self.max_bytes = live_files_max_bytes() if max_bytes is None else max_bytes
         folder.mkdir(parents=True, exist_ok=True)
 
     def path(self, key: str) -> Path:
         return self.folder / f"{key}.jsonl"
 
+    def mark(self, key: str) -> Path:
+        return self.folder / f"{key}.over"
+
     def reset(self, key: str) -> None:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(self.mark(key))  # a new run is live: unmarked before its file appears
         fresh = self.folder / f".{key}.new"
         fresh.write_bytes(b"")
         os.replace(fresh, self.path(key))  # a follower sees a new file, not a cut one
         self.sweep()
 
     def sweep(self, now: float | None = None) -> int:
-        """Remove the feeds nothing was written to for TTL_SECONDS; how many."""
-        cutoff = (time.time() if now is None else now) - TTL_SECONDS
-        removed = 0
+        """Remove the feeds of finished matches whose time is up, the feeds nothing was
+        written to for TTL_SECONDS, then finished ones, the longest finished first, while the
+        feeds hold more than ``max_bytes`` together; never a feed written to since its mark
+        (a live one). How many feeds went."""
+        now = time.time() if now is None else now
+        sizes: dict[str, int] = {}
+        written: dict[str, float] = {}
+        marks: dict[str, tuple[float, float]] = {}  # key: (marked at, may go at)
         for entry in os.scandir(self.folder):
+            name = entry.name
+            if name.startswith("."):
+                continue  # being written
             try:
-                if entry.name.endswith(".jsonl") and entry.stat().st_mtime < cutoff:
-                    os.unlink(entry.path)
-                    removed += 1
-            except FileNotFoundError:
+                if name.endswith(".jsonl"):
+                    stat = entry.stat()
+                    sizes[name[: -len(".jsonl")]] = stat.st_size
+                    written[name[: -len(".jsonl")]] = stat.st_mtime
+                elif name.endswith(".over"):
+                    until = float(Path(entry.path).read_text())
+                    marks[name[: -len(".over")]] = (entry.stat().st_mtime, until)
+            except (FileNotFoundError, ValueError):
                 continue
+        # Finished: marked after its last event (an event since, a late runner's, makes it
+        # live again until it has been quiet for TTL_SECONDS, as in Redis).
+        finished = {k: m for k, m in marks.items() if k in written and written[k] <= m[0]}
+        doomed = [k for k, (_, until) in finished.items() if until <= now]
+        doomed += [k for k in written if written[k] < now - TTL_SECONDS and k not in doomed]
+        total = sum(sizes.values()) - sum(sizes[k] for k in doomed)
+        for key in sorted(finished, key=lambda k: finished[k][0]):
+            if total <= self.max_bytes:
+                break
+            if key not in doomed:
+                doomed.append(key)
+                total -= sizes[key]
+        removed = 0
+        for key in doomed:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(self.path(key))
+                removed += 1
+        for key in marks:  # a mark outlives its feed by nothing
+            if key in doomed or key not in written or key not in finished:
+                with contextlib.suppress(FileNotFoundError):
+                    os.unlink(self.mark(key))
         return removed
 
     def publish(self, key: str, event: dict[str, Any]) -> None:
@@ -163,7 +223,11 @@ class FileFeed:
         return lines[-1] if lines else None
 
     def retire(self, key: str, seconds: float) -> None:
-        """Files are not timed: :meth:`reset` sweeps the feeds untouched for TTL_SECONDS."""
+        """Mark the feed over: :meth:`sweep` removes it ``seconds`` from now (sooner if the
+        folder is past its size)."""
+        partial = self.folder / f".{key}.over"
+        partial.write_text(repr(time.time() + seconds))
+        os.replace(partial, self.mark(key))
 
     async def follow(self, key: str, ready: asyncio.Event) -> AsyncIterator[str]:
         path = self.path(key)
@@ -218,6 +282,39 @@ BACKLOG_LIMIT = 20_000
 SEND_EVERY_SECONDS = 0.01
 #: How long :meth:`Publisher.close` waits for a background publisher to send what it holds.
 CLOSE_SECONDS = 10.0
+#: The most bytes of events one run of a match's feed holds (``BIDEL_LIVE_MAX_BYTES``): a game
+#: to 100 is about 1 MB, the longest a game can be (the engine's 200 hands) about 17 MB. Past it
+#: the feed says ``{"type": "cut"}`` and takes nothing but the match's ``end``: the match plays
+#: on unwatched and its replay is stored as always.
+LIVE_MAX_BYTES = 64 * 1024 * 1024
+
+
+def live_max_bytes() -> int:
+    """:data:`LIVE_MAX_BYTES`, or the environment's ``BIDEL_LIVE_MAX_BYTES`` (a positive count).
+
+    >>> live_max_bytes() == LIVE_MAX_BYTES
+    True
+    """
+    return _bytes_setting("BIDEL_LIVE_MAX_BYTES", LIVE_MAX_BYTES)
+
+
+def live_files_max_bytes() -> int:
+    """:data:`LIVE_FILES_MAX_BYTES`, or the environment's ``BIDEL_LIVE_FILES_MAX_BYTES``.
+
+    >>> live_files_max_bytes() == LIVE_FILES_MAX_BYTES
+    True
+    """
+    return _bytes_setting("BIDEL_LIVE_FILES_MAX_BYTES", LIVE_FILES_MAX_BYTES)
+
+
+def _bytes_setting(name: str, default: int) -> int:
+    raw = os.environ.get(name, "")
+    if not raw:
+        return default
+    value = int(raw)
+    if value < 1:
+        raise ValueError(f"{name} must be a positive number of bytes, not {raw!r}")
+    return value
 
 
 class Publisher:
@@ -230,10 +327,20 @@ class Publisher:
     rest (``run_job`` closes its publisher as the job ends, before the result goes back).
     """
 
-    def __init__(self, feed: Feed, key: str, run: str, *, background: bool = False) -> None:
+    def __init__(
+        self,
+        feed: Feed,
+        key: str,
+        run: str,
+        *,
+        background: bool = False,
+        max_bytes: int | None = None,
+    ) -> None:
         self.feed, self.key, self.run = feed, key, run
         self.seq = 0
         self.failed = False
+        #: ``max_bytes``: the feed's cap (None: none); ``cut``: it was reached
+        self.max_bytes, self.sent_bytes, self.cut = max_bytes, 0, False
         self.background = background
         self._pending: list[str] = []
         self._changed = threading.Condition()
@@ -243,14 +350,23 @@ class Publisher:
         self._call(lambda: feed.reset(key))
 
     def __call__(self, event: dict[str, Any]) -> None:
+        if self.failed or (self.cut and event.get("type") != "end"):
+            return
         event = {"seq": self.seq, "run": self.run, "at": round(time.time(), 4), **event}
+        line = encode(event)
+        if self.max_bytes is not None and not self.cut:
+            self.sent_bytes += len(line) + 1
+            if self.sent_bytes > self.max_bytes:
+                logger.warning("live feed %s: past its %d bytes, cut", self.key, self.max_bytes)
+                self.cut = True
+                event = {**event, "type": "cut", "limit": self.max_bytes}
+                for key in ("game", "hand", "frame"):
+                    event.pop(key, None)
+                line = encode(event)
         self.seq += 1
         if not self.background:
             self._call(lambda: self.feed.publish(self.key, event))
             return
-        if self.failed:
-            return
-        line = encode(event)
         with self._changed:
             if self._closing:
                 return
@@ -321,7 +437,9 @@ def publisher_for(kind: str, ref: int, claim: str, *, wanted: bool) -> Publisher
     except Exception:  # noqa: BLE001 — no feed means no spectators, never no match
         logger.exception("no live feed here")
         return None
-    return Publisher(feed, key_for(kind, ref), run_of(claim), background=True)
+    return Publisher(
+        feed, key_for(kind, ref), run_of(claim), background=True, max_bytes=live_max_bytes()
+    )
 
 
 def run_of(claim: str) -> str:
@@ -442,14 +560,97 @@ def seat_key(token: str) -> str:
     return f"seat-{token}"
 
 
+# Whether a person's page is open: while its socket is connected the web tier marks the seat
+# present for PRESENT_SECONDS, again every few seconds (arena.consumers.PlayConsumer), and
+# clears the mark when the socket closes; the runner asks while it waits for the person.
+
+
+class Presence(Protocol):
+    def touch(self, token: str) -> None: ...
+
+    def clear(self, token: str) -> None: ...
+
+    def present(self, token: str) -> bool: ...
+
+
+#: How long one mark of an open page lasts: a web process that dies without clearing its
+#: marks leaves its people seen this long at most.
+PRESENT_SECONDS = 15
+
+
+class RedisPresence:
+    def __init__(self, url: str) -> None:
+        import redis
+
+        self.client = redis.Redis.from_url(url, socket_timeout=5)
+
+    @staticmethod
+    def name(token: str) -> str:
+        return f"bidel:present:{token}"
+
+    def touch(self, token: str) -> None:
+        self.client.set(self.name(token), b"1", ex=PRESENT_SECONDS)
+
+    def clear(self, token: str) -> None:
+        self.client.delete(self.name(token))
+
+    def present(self, token: str) -> bool:
+        return bool(self.client.exists(self.name(token)))
+
+
+class FilePresence:
+    """A file per seat holding when its mark ends (one machine: the embedded default)."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+
+    def touch(self, token: str) -> None:
+        self.folder.mkdir(parents=True, exist_ok=True)
+        partial = self.folder / f".{token}.{os.getpid()}"
+        partial.write_text(repr(time.time() + PRESENT_SECONDS))
+        os.replace(partial, self.folder / token)
+
+    def clear(self, token: str) -> None:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(self.folder / token)
+
+    def present(self, token: str) -> bool:
+        try:
+            until = float((self.folder / token).read_text())
+        except (FileNotFoundError, ValueError):
+            return False
+        return until > time.time()
+
+
+def presence_from_environment() -> Presence:
+    redis_url = os.environ.get("REDIS_URL", "")
+    if redis_url:
+        return RedisPresence(redis_url)
+    default = Path(__file__).resolve().parent.parent / "var"
+    return FilePresence(Path(os.environ.get("BIDEL_VAR_DIR") or default) / "live" / "present")
+
+
+@functools.lru_cache(maxsize=1)
+def shared_presence() -> Presence:
+    return presence_from_environment()
+
+
+#: What the platform puts in a seat's mailbox to take the person from the table (they left
+#: it, or their game ended before a runner began it): the seat's player reads it as
+#: :data:`bots_sdk.players.LEAVE`.
+LEAVE_MESSAGE = json.dumps({"leave": True})
+
+
 class SeatLine:
     """A person's :class:`bots_sdk.players.Line`: questions out on the seat's feed, answers in
-    from its mailbox (JSON objects; anything else is not an answer)."""
+    from its mailbox (JSON objects; anything else is not an answer), the page's presence from
+    the marks the web tier leaves."""
 
     def __init__(self, token: str, run: str) -> None:
         self.token = token
         self.publish = Publisher(shared_feed(), seat_key(token), run)
         self.mailbox = shared_mailbox()
+        self.presence = shared_presence()
 
     def send(self, message: dict[str, Any]) -> None:
         self.publish(message)
@@ -463,12 +664,18 @@ class SeatLine:
         except ValueError:
             return {}  # not an answer: the person is asked again
 
+    def present(self) -> bool:
+        return self.presence.present(self.token)
 
-def people_for(claim: str) -> Callable[[Any], Any]:
-    """The runner's factory of person seats for a job played under ``claim``."""
-    from bots_sdk.players import PersonPlayer
 
-    def person(participant: Any) -> PersonPlayer:
-        return PersonPlayer(SeatLine(participant.human, run_of(claim)))
+def people_for(
+    claim: str, limits: PersonLimits | None = None
+) -> Callable[[Participant], PersonPlayer]:
+    """The runner's factory of person seats for a job played under ``claim``, each held to
+    ``limits`` (the job's; the defaults if None)."""
+    chosen = PersonLimits() if limits is None else limits
+
+    def person(participant: Participant) -> PersonPlayer:
+        return PersonPlayer(SeatLine(participant.human, run_of(claim)), chosen)
 
     return person

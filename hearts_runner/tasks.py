@@ -16,7 +16,7 @@ from bots_sdk import runtime
 from bots_sdk.jobs import Job, JobError, JobResult, run_job
 from bots_sdk.sandbox import SandboxUnavailable, default_launcher, per_bot_limits
 from hearts_runner import live
-from hearts_runner.config import PLATFORM_QUEUE
+from hearts_runner.config import PLATFORM_QUEUE, match_budget
 
 
 def _unsafe() -> bool:
@@ -67,17 +67,18 @@ def _identity(data: Any) -> tuple[str, int, str]:
 @shared_task(name="runner.play", bind=True)
 def play(self: Any, job: dict[str, Any]) -> dict[str, Any]:
     """Play one job and send its result to the platform (``arena.job_finished``)."""
-    return _play(self.request.hostname or socket.gethostname(), job)
+    return _play(self.request.hostname or socket.gethostname(), job, budget=match_budget())
 
 
 @shared_task(name="runner.play_person", bind=True, acks_late=False)
 def play_person(self: Any, job: dict[str, Any]) -> dict[str, Any]:
     """A job with a person at the table: the same, acknowledged as it starts (it may run for
-    hours; see :func:`arena.jobs._send_job`)."""
+    hours; see :func:`arena.jobs._send_job`), bounded by its person's limits instead of a
+    budget."""
     return _play(self.request.hostname or socket.gethostname(), job)
 
 
-def _play(runner: str, job: dict[str, Any]) -> dict[str, Any]:
+def _play(runner: str, job: dict[str, Any], budget: float | None = None) -> dict[str, Any]:
     try:
         parsed = Job.from_dict(job)
     except JobError as exc:
@@ -90,10 +91,14 @@ def _play(runner: str, job: dict[str, Any]) -> dict[str, Any]:
         publish = live.publisher_for(
             parsed.kind, parsed.ref, parsed.claim, wanted=bool(parsed.live)
         )
-        people = live.people_for(parsed.claim)
-        if _unsafe():
-            result = run_job(parsed, unsafe=True, runner=runner, publish=publish, people=people)
-        else:
-            result = run_job(parsed, runner=runner, publish=publish, people=people)
+        people = live.people_for(parsed.claim, parsed.person)
+        result = run_job(
+            parsed,
+            unsafe=_unsafe(),
+            runner=runner,
+            publish=publish,
+            people=people,
+            budget=budget,
+        )
     current_app.send_task("arena.job_finished", args=[result.to_dict()], queue=PLATFORM_QUEUE)
     return {"kind": result.kind, "ref": result.ref, "ok": result.ok, "cause": result.cause}

@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import pytest
 from django.conf import settings
 from kombu.utils.url import maybe_sanitize_url
@@ -34,3 +36,15 @@ def fresh_throttles(request: pytest.FixtureRequest) -> None:
             client.delete(key)
     else:
         cache.clear()
+
+
+@pytest.fixture(autouse=True)
+def english_by_default() -> Iterator[None]:
+    """Each test starts in the site's language: a request in Persian leaves its language
+    active in the thread (Django's LocaleMiddleware never deactivates it), and a later test
+    reading a service's message would get it translated."""
+    from django.utils import translation
+
+    translation.activate(settings.LANGUAGE_CODE)
+    yield
+    translation.activate(settings.LANGUAGE_CODE)

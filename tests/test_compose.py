@@ -45,11 +45,15 @@ def test_services_exist(compose: dict[str, Any]) -> None:
         "beat",
         "migrate",
         "runner",
+        "runner-people",
     }
 
 
-def test_runners_hold_no_secret_and_cannot_reach_the_database(compose: dict[str, Any]) -> None:
-    runner = compose["services"]["runner"]
+@pytest.mark.parametrize("name", ["runner", "runner-people"])
+def test_runners_hold_no_secret_and_cannot_reach_the_database(
+    compose: dict[str, Any], name: str
+) -> None:
+    runner = compose["services"][name]
     assert set(runner["environment"]) <= {"REDIS_URL", "BIDEL_SANDBOX"}
     assert "volumes" not in runner and "ports" not in runner and "container_name" not in runner
     assert runner["networks"] == ["broker"]
@@ -58,6 +62,19 @@ def test_runners_hold_no_secret_and_cannot_reach_the_database(compose: dict[str,
     assert sorted(runner["cap_add"]) == ["NET_ADMIN", "SYS_ADMIN"]
     assert "privileged" not in runner
     assert runner["security_opt"] == ["seccomp=./deploy/runner-seccomp.json"]
+
+
+def test_peoples_games_have_runners_of_their_own(compose: dict[str, Any]) -> None:
+    from hearts_runner.__main__ import worker_args
+    from hearts_runner.config import PEOPLE_CONCURRENCY, PEOPLE_QUEUE
+
+    command = compose["services"]["runner-people"]["command"]
+    assert command == ["python", "-m", "hearts_runner", "--people"]
+    args = worker_args(command[3:])
+    assert f"--queues={PEOPLE_QUEUE}" in args and f"--concurrency={PEOPLE_CONCURRENCY}" in args
+    assert "--people" not in compose["services"]["runner"]["command"]  # bots only there
+    web = _environment(compose["services"]["web"])
+    assert int(web["HUMAN_GAMES_MAX_OPEN"]) == PEOPLE_CONCURRENCY  # one runner-people's slots
 
 
 def test_the_runner_seccomp_file_is_the_one_the_sdk_defines() -> None:

@@ -1,28 +1,39 @@
-"""docker-compose.yml on a real Docker engine: up and healthy with the sandbox green; a user
-signs up and uploads a bot, a runner container validates it, ladder matches with it are
-played there and ranked; the runner holds no secret; the red-team suite passes inside the
-runner's image with the runner's privileges; `down` leaves no container.
+"""docker-compose.yml on a real Docker engine, deployed as docs/operations.md's "Starting it"
+says, from a copy of the checkout with an operator's files beside it: up and healthy with the
+sandbox green; no secret and none of those files in any layer of the image; a user signs up
+and uploads a bot, a runner container validates it, ladder matches with it are played there
+and ranked; the runner holds no secret in its environment, its files or its image; the
+red-team suite passes inside the runner's image with the runner's privileges; `down` leaves
+no container.
 
 Needs a Docker engine, Debian's docker-compose and the base images (`deploy/docker-engine.sh`
 and `deploy/base-image.sh`, which `.ci/run` runs); skipped, saying which is missing, elsewhere.
-Images are built with `--network host` first (builds on an engine without a bridge have no
-network), then compose starts them without building.
+The engine here has no bridge network, so a build's `RUN` steps have no network: the image is
+built once with `--network host` from the same folder first, and the documented
+`docker-compose up --build -d` then builds it again from the cache.
 """
 
 from __future__ import annotations
 
+import datetime
+import gzip
+import io
 import json
+import re
 import secrets
 import shutil
 import socket
 import subprocess
+import tarfile
 import time
-import uuid
+import zlib
 from collections.abc import Callable, Iterator
-from typing import Any
+from pathlib import Path, PurePosixPath
+from typing import IO, Any
 
 import pytest
 import requests
+import yaml
 
 from tests.arena.test_runner_tier import LOOKER  # the bot that looks for the platform
 from tests.support import PROJECT_DIR
@@ -48,12 +59,19 @@ def _missing() -> str:
     return ""
 
 
-def _run(*argv: str, timeout: float = 900, **options: Any) -> subprocess.CompletedProcess[str]:
+def _run(
+    *argv: str, timeout: float = 900, cwd: Path = PROJECT_DIR, **options: Any
+) -> subprocess.CompletedProcess[str]:
     done = subprocess.run(
-        list(argv), capture_output=True, text=True, timeout=timeout, cwd=PROJECT_DIR, **options
+        list(argv), capture_output=True, text=True, timeout=timeout, cwd=cwd, **options
     )
     assert done.returncode == 0, f"{' '.join(argv)}:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
     return done
+
+
+def _compose(deployment: dict[str, Any], *argv: str) -> subprocess.CompletedProcess[str]:
+    """``docker-compose`` in the deployment's folder, as its operator runs it there."""
+    return _run("docker-compose", *argv, cwd=deployment["dir"], env=deployment["env"])
 
 
 def _free_port() -> int:
@@ -72,20 +90,88 @@ def _wait(condition: Callable[[], Any], timeout: float, what: str) -> Any:
     raise AssertionError(f"timed out waiting for {what}")
 
 
+def _checkout(into: Path) -> None:
+    """What a ``git clone`` of the project gives, with the work tree's changes: every file git
+    tracks or would (``git ls-files -co --exclude-standard``) as it is now, links as links."""
+    listed = _run("git", "ls-files", "-co", "--exclude-standard", "-z").stdout
+    for name in filter(None, listed.split("\0")):
+        source, target = PROJECT_DIR / name, into / name
+        if not source.is_symlink() and not source.exists():
+            continue  # deleted in the work tree, not yet committed
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if source.is_symlink():
+            target.symlink_to(source.readlink())
+        else:
+            shutil.copy2(source, target)
+
+
+def _starting_it(checkout: Path) -> tuple[str, str]:
+    """docs/operations.md's "Starting it", as the two scripts an operator runs: writing .env,
+    and bringing the deployment up (Debian's docker-compose 1.29 here, the form the docs name
+    beside `docker compose`). The check with curl after it is the tests' own."""
+    guide = (checkout / "docs" / "operations.md").read_text()
+    block = guide.split("\n## Starting it\n", 1)[1].split("```", 2)[1]
+    lines = block.strip("\n").splitlines()
+    up = next(i for i, line in enumerate(lines) if line.startswith("docker compose up"))
+    assert "cat > .env" in lines[0] and "chmod 600 .env" in lines[:up], block
+    # the README's short form writes the same .env (it may scale the workers)
+    readme = (checkout / "README.md").read_text()
+    short = readme.split("\n### With docker compose\n", 1)[1].split("```", 2)[1]
+    assert short.splitlines()[1 : up + 1] == lines[:up], short
+    command = lines[up].split("#", 1)[0].strip().replace("docker compose ", "docker-compose ", 1)
+    return "\n".join(lines[:up]) + "\n", command
+
+
+def _neighbours(folder: Path) -> dict[str, str]:
+    """Files an operator keeps beside docker-compose.yml, each with a marker of its own, by
+    file: the backup line's dump (docs/operations.md, "Chores"), copies of .env, a key, an
+    override file, folders of secrets and of runtime data."""
+    today = datetime.date.today().isoformat()
+    files = [
+        f"bidel-{today}.dump",  # `... > bidel-$(date +%F).dump`, run in this folder
+        ".env.local",
+        ".env.production",
+        ".env.bak",
+        "backups/bidel-2024-01-31.dump",
+        "secrets/postgres_password.txt",
+        "var/bidel.log",
+        "tls/server.key",
+        "id_ed25519",
+    ]
+    markers = {name: f"operator-file-{name}-{secrets.token_hex(16)}" for name in files}
+    for name, marker in markers.items():
+        (folder / name).parent.mkdir(parents=True, exist_ok=True)
+        (folder / name).write_text(f"{marker}\n")
+    # compose reads an override file by itself: this one adds a label to the web server
+    override = f"override-{secrets.token_hex(16)}"
+    markers["docker-compose.override.yml"] = override
+    (folder / "docker-compose.override.yml").write_text(
+        f'# {override}\nservices:\n  web:\n    labels:\n      org.example.contact: "ops"\n'
+    )
+    return markers
+
+
+def _dotenv(path: Path) -> dict[str, str]:
+    pairs = (line.split("=", 1) for line in path.read_text().splitlines() if "=" in line)
+    return {name.strip(): value.strip() for name, value in pairs}
+
+
 @pytest.fixture(scope="module")
-def deployment() -> Iterator[dict[str, Any]]:
+def deployment(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
     missing = _missing()
     if missing:
         pytest.skip(missing)
-    _run("docker", "build", "--network", "host", "-t", "bidel:latest", ".")
-    project = f"bideltest{uuid.uuid4().hex[:8]}"
+    # The folder's name is compose's project name, as for an operator's own checkout.
+    project = f"bideltest{secrets.token_hex(4)}"
+    folder = tmp_path_factory.mktemp("deployment") / project
+    folder.mkdir()
+    _checkout(folder)
+    write_env, up = _starting_it(folder)
     port = _free_port()
+    # The deployment's own settings go in compose's environment; the secrets only in .env.
     env = {
         "PATH": "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
-        "SECRET_KEY": secrets.token_urlsafe(50),
-        "POSTGRES_PASSWORD": secrets.token_urlsafe(24),
         "BIDEL_PORT": str(port),
-        "ALLOWED_HOSTS": "localhost,127.0.0.1",
         # a lost match is played again within a minute here (20 minutes by default)
         "MATCH_LEASE_SECONDS": "45",
         "REAP_SECONDS": "5",
@@ -93,29 +179,31 @@ def deployment() -> Iterator[dict[str, Any]]:
         # 60 s read timeout ("Read timed out" from `down`)
         "COMPOSE_HTTP_TIMEOUT": "600",
     }
-    compose = ["docker-compose", "-p", project]
+    _run("sh", "-ec", write_env, cwd=folder, env=env)
+    dotenv = _dotenv(folder / ".env")
+    assert set(dotenv) == {"SECRET_KEY", "POSTGRES_PASSWORD"} and all(dotenv.values()), dotenv
+    assert (folder / ".env").stat().st_mode & 0o777 == 0o600
+    markers = _neighbours(folder)
+    _run("docker", "build", "--network", "host", "-t", "bidel:latest", ".", cwd=folder, env=env)
+    deployed = {"project": project, "dir": folder, "base": f"http://127.0.0.1:{port}", "env": env}
+    deployed.update(dotenv=dotenv, markers=markers)
     try:
-        _run(*compose, "up", "-d", "--no-build", env=env)
-        yield {
-            "project": project,
-            "base": f"http://127.0.0.1:{port}",
-            "compose": compose,
-            "env": env,
-        }
+        _run("sh", "-ec", up, cwd=folder, env=env)
+        yield deployed
     finally:
         logs = subprocess.run(
-            [*compose, "logs", "--tail=200"],
+            ["docker-compose", "logs", "--tail=200"],
             capture_output=True,
             text=True,
-            cwd=PROJECT_DIR,
+            cwd=folder,
             env=env,
         )
         (PROJECT_DIR / "var").mkdir(exist_ok=True)
         (PROJECT_DIR / "var" / "compose-test.log").write_text(logs.stdout + logs.stderr)
         subprocess.run(
-            [*compose, "down", "-v", "--remove-orphans"],
+            ["docker-compose", "down", "-v", "--remove-orphans"],
             capture_output=True,
-            cwd=PROJECT_DIR,
+            cwd=folder,
             env=env,
             timeout=600,
         )
@@ -136,6 +224,232 @@ def test_compose_up_is_healthy_with_the_sandbox_green(deployment: dict[str, Any]
     assert health["sandbox"]["ok"] is True and health["sandbox"]["backend"] == "bubblewrap"
     assert health["sandbox"]["limits"].startswith("per bot:"), health["sandbox"]
     assert health["sandbox"]["packages"].startswith("numpy 2."), health["sandbox"]
+    # the platform runs on the .env's secrets: the very values the image and runners are
+    # searched for below
+    (web,) = _containers(deployment, "web")
+    environment = json.loads(_run("docker", "inspect", web).stdout)[0]["Config"]["Env"]
+    dotenv = deployment["dotenv"]
+    assert f"SECRET_KEY={dotenv['SECRET_KEY']}" in environment
+    database = next(item for item in environment if item.startswith("DATABASE_URL="))
+    assert f":{dotenv['POSTGRES_PASSWORD']}@postgres:" in database
+    # the guides, which the allow-list admits to the image, are served
+    guide = requests.get(f"{deployment['base']}/docs/operations/", timeout=30)
+    assert guide.status_code == 200 and "What stays out of the image" in guide.text
+
+
+class _Rejoined(io.RawIOBase):
+    """A stream whose first bytes were read to tell what it is, given back in front."""
+
+    def __init__(self, head: bytes, rest: IO[bytes]) -> None:
+        self._head, self._rest = head, rest
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        data = self._head[: len(buffer)] or self._rest.read(len(buffer))
+        self._head = self._head[len(data) :]
+        buffer[: len(data)] = data
+        return len(data)
+
+
+def _is_archive(head: bytes) -> bool:
+    """Whether a file beginning with ``head`` is a tar archive, plain or gzipped (a layer)."""
+    return head[257:262] == b"ustar" or head[:2] == b"\x1f\x8b"
+
+
+class _Scan:
+    """What a tar stream holds of the needles (secrets, markers), by place: in any file's
+    bytes, name or link, and any file named ``.env*``. With ``layers``, each archive in it is
+    opened and read as well (``docker save``: an image's layers, its config, its history)."""
+
+    def __init__(self, needles: dict[bytes, str]) -> None:
+        self.needles = needles
+        self.overlap = max(map(len, needles)) - 1
+        self.found: set[str] = set()
+        self.names: set[str] = set()
+
+    def archive(self, stream: IO[bytes], where: str = "", *, layers: bool = False) -> None:
+        with tarfile.open(fileobj=stream, mode="r|*") as tar:
+            for member in tar:
+                path = f"{where}{member.name}"
+                self.names.add(path)
+                self.text(f"{member.name} {member.linkname}".encode(), f"{path} (its name)")
+                if PurePosixPath(member.name).name.startswith(".env"):
+                    self.found.add(f"{path}: a file named .env*")
+                content = tar.extractfile(member) if member.isfile() else None
+                if content is None:
+                    continue
+                head = content.read(512)
+                if layers and _is_archive(head):
+                    self.archive(_Rejoined(head, content), f"{path}:")  # type: ignore[arg-type]
+                elif head[:2] == b"\x1f\x8b":
+                    self.compressed(head + content.read(), path)
+                else:
+                    self.content(head, content, path)
+
+    def compressed(self, data: bytes, where: str) -> None:
+        """A gzipped file (a manual page, a changelog...): its bytes, and what they unpack to."""
+        self.text(data, where)
+        try:
+            unpacked = gzip.GzipFile(fileobj=io.BytesIO(data))
+            self.content(unpacked.read(1 << 20), unpacked, f"{where} (unpacked)")
+        except (OSError, EOFError, zlib.error):
+            pass  # not gzip after all, or cut short: its bytes are read above
+
+    def content(self, head: bytes, stream: IO[bytes], where: str) -> None:
+        tail, chunk = b"", head
+        while chunk:
+            self.text(tail + chunk, where)
+            tail = (tail + chunk)[-self.overlap :]
+            chunk = stream.read(1 << 20)
+
+    def text(self, data: bytes, where: str) -> None:
+        for needle, what in self.needles.items():
+            if needle in data:
+                self.found.add(f"{where}: {what}")
+
+
+def _scanned(argv: list[str], needles: dict[bytes, str], *, layers: bool) -> _Scan:
+    """The scan of the tar a Docker command writes (``docker save``, ``docker export``),
+    streamed: the image is too big to hold, and needs no copy on disk."""
+    scan = _Scan(needles)
+    with subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE) as process:
+        assert process.stdout is not None and process.stderr is not None
+        scan.archive(process.stdout, layers=layers)
+        process.stdout.read()  # (the archive's end blocks)
+        error = process.stderr.read().decode(errors="replace")
+    assert process.returncode == 0, f"{' '.join(argv)}: {error[-2000:]}"
+    return scan
+
+
+def test_the_scan_finds_a_needle_wherever_an_image_may_hold_it() -> None:
+    """The scan of the tests below, on a small image of its own: a layer in the image, a file
+    in the layer, plain, gzipped, cut across its reads, in a name, or named .env."""
+
+    def tar(files: dict[str, bytes]) -> bytes:
+        out = io.BytesIO()
+        with tarfile.open(fileobj=out, mode="w") as archive:
+            for name, data in files.items():
+                member = tarfile.TarInfo(name)
+                member.size = len(data)
+                archive.addfile(member, io.BytesIO(data))
+        return out.getvalue()
+
+    needles = {b"needle-in-a-plain-file": "plain", b"needle-zipped": "zipped"}
+    needles |= {b"needle-across-a-read": "across", b"needle-named": "named"}
+    layer = tar(
+        {
+            "app/plain.txt": b"x" * 700 + b"needle-in-a-plain-file",
+            "usr/share/doc/changelog.gz": gzip.compress(b"y" * 100 + b"needle-zipped"),
+            "app/big.bin": b"z" * ((1 << 20) + 500) + b"needle-across-a-read",
+            "app/needle-named.txt": b"",
+            "app/sub/.env.bak": b"",
+            "app/clean.txt": b"nothing to see",
+        }
+    )
+    image = tar({"manifest.json": b"[]", "0123abcd/layer.tar": layer})
+    scan = _Scan(needles)
+    scan.archive(io.BytesIO(image), layers=True)
+    assert {place.split(": ", 1)[1] for place in scan.found} == {
+        "plain",
+        "zipped",
+        "across",
+        "named",
+        "a file named .env*",
+    }, sorted(scan.found)
+    assert "0123abcd/layer.tar:usr/share/doc/changelog.gz (unpacked): zipped" in scan.found
+    clean = _Scan(needles)
+    clean.archive(io.BytesIO(tar({"0/layer.tar": tar({"app/clean.txt": b"clean"})})), layers=True)
+    assert not clean.found and "0/layer.tar:app/clean.txt" in clean.names
+
+
+def _admitted(checkout: Path) -> set[str]:
+    """The names .dockerignore admits to the image (its ``!name`` lines)."""
+    lines = (checkout / ".dockerignore").read_text().splitlines()
+    return {line[1:].strip() for line in lines if line.startswith("!")}
+
+
+def test_the_dockerfile_checks_the_names_dockerignore_admits() -> None:
+    """The Dockerfile's own check of what it copied lists the same names, and no name an
+    operator keeps beside docker-compose.yml is admitted."""
+    admitted = _admitted(PROJECT_DIR)
+    assert {"arena", "hearts_platform", "hearts_runner", "engine", "bots_sdk", "sdk"} <= admitted
+    assert "docs" in admitted  # served at /docs/<guide>/
+    assert not {name for name in admitted if name.startswith(".") or "*" in name}, admitted
+    dockerfile = (PROJECT_DIR / "Dockerfile").read_text()
+    checked = re.search(r"grep -vxE '([^']*)'", dockerfile)
+    assert checked is not None, "the Dockerfile does not check what it copied"
+    assert {name.replace("\\.", ".") for name in checked[1].split("|")} == admitted
+    assert "\nCOPY . .\nRUN unexpected=" in dockerfile  # (checked before the build runs)
+
+
+def test_a_context_that_ignores_dockerignore_does_not_build(
+    deployment: dict[str, Any], tmp_path: Path
+) -> None:
+    """A build sent the operator's whole folder (a tool that does not read .dockerignore, or a
+    pattern lost) stops at the Dockerfile's check, naming what should not be there, and tags
+    nothing. (The deployment's folder: its first steps are cached from the fixture's build.)"""
+    folder = tmp_path / "checkout"
+    shutil.copytree(deployment["dir"], folder, symlinks=True)
+    (folder / ".dockerignore").unlink()
+    tag = f"bidel-unguarded:{secrets.token_hex(4)}"
+    argv = ["docker", "build", "--network", "host", "--force-rm", "-t", tag, "."]
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=900, cwd=folder)
+    try:
+        assert done.returncode != 0, done.stdout[-3000:]
+        # (the step's own output comes first; the builder's error quotes the command after it)
+        said = done.stdout + done.stderr
+        assert "not for the image (.dockerignore): " in said, said[-3000:]
+        refused = said.split("not for the image (.dockerignore):", 1)[1].split("The command")[0]
+        kept = {".env", ".env.bak", "secrets", "tests", "deploy", "Makefile", "id_ed25519"}
+        assert kept <= set(refused.split()), refused
+        tagged = subprocess.run(["docker", "image", "inspect", tag], capture_output=True)
+        assert tagged.returncode != 0
+    finally:
+        # the layer the refused build copied (with this test's .env): the builder keeps it
+        for layer in re.findall(r"^ ---> ([0-9a-f]{12})$", done.stdout, re.MULTILINE)[-1:]:
+            subprocess.run(["docker", "rmi", layer], capture_output=True)
+
+
+def _needles(deployment: dict[str, Any]) -> dict[bytes, str]:
+    """The .env's secrets and the operator's files' markers, each with what it is."""
+    needles = {value.encode(): f".env's {name}" for name, value in deployment["dotenv"].items()}
+    for name, marker in deployment["markers"].items():
+        needles[marker.encode()] = f"the marker of {name} (beside docker-compose.yml)"
+    return needles
+
+
+def test_no_secret_nor_file_beside_the_compose_file_is_in_any_layer_of_the_image(
+    deployment: dict[str, Any],
+) -> None:
+    needles = _needles(deployment)
+    # a control, which the image must hold: the scan reads the bytes of the layers' files
+    control = "\n## What stays out of the image\n"
+    assert control in (deployment["dir"] / "docs" / "operations.md").read_text()
+    scan = _scanned(
+        ["docker", "save", "bidel:latest"], {**needles, control.encode(): "-"}, layers=True
+    )
+    held = {place for place in scan.found if place.endswith(": -")}
+    assert any(place.endswith(":app/docs/operations.md: -") for place in held), sorted(held)
+    assert not scan.found - held, sorted(scan.found - held)
+    # the scan read the layers' files: the code's among them, and none of what stays out
+    files = {name.split(":", 1)[1] for name in scan.names if ":" in name}
+    assert {"app/manage.py", "app/hearts_runner/__main__.py", "app/docs/operations.md"} <= files
+    assert "app/sdk/setup.py" in files and "app/bots_sdk/kits/cpp/main.cpp" in files
+    # /app holds what .dockerignore admits and what the build itself writes there, no more
+    held = {name.split("/")[1] for name in files if name.startswith("app/")}
+    assert held == _admitted(deployment["dir"]) | {"bidel.egg-info", "build"}, sorted(held)
+    kept_out = {"tests", "conftest.py", "examples", "deploy", "bench", "kits", "Makefile"}
+    kept_out |= {"docker-compose.yml", "var", "secrets", "backups", "tls", "id_ed25519"}
+    assert not held & kept_out, sorted(held)
+    for argv in (
+        ["docker", "history", "--no-trunc", "--format", "{{.CreatedBy}}", "bidel:latest"],
+        ["docker", "image", "inspect", "bidel:latest"],
+    ):
+        described = _Scan(needles)
+        described.text(_run(*argv).stdout.encode(), " ".join(argv))
+        assert not described.found, sorted(described.found)
 
 
 def _signed_up(base: str, name: str) -> requests.Session:
@@ -174,6 +488,11 @@ def _settled(session: requests.Session, base: str, bot: int) -> Callable[[], Any
 
 def _runners(deployment: dict[str, Any]) -> list[str]:
     """The deployment's running runner containers (a killed one stays, stopped)."""
+    return _containers(deployment, "runner")
+
+
+def _containers(deployment: dict[str, Any], service: str) -> list[str]:
+    """The deployment's running containers of one service."""
     done = _run(
         "docker",
         "ps",
@@ -182,24 +501,23 @@ def _runners(deployment: dict[str, Any]) -> list[str]:
         "--filter",
         f"label=com.docker.compose.project={deployment['project']}",
         "--filter",
-        "label=com.docker.compose.service=runner",
+        f"label=com.docker.compose.service={service}",
     )
     return done.stdout.split()
 
 
+def _runner_services(deployment: dict[str, Any]) -> list[str]:
+    """The compose file's services that run the runner tier (bots', and people's if any)."""
+    services = yaml.safe_load((deployment["dir"] / "docker-compose.yml").read_text())["services"]
+    return sorted(
+        name for name, service in services.items() if "hearts_runner" in service.get("command", [])
+    )
+
+
 def _django(deployment: dict[str, Any], code: str) -> str:
     """Run ``code`` in the platform's worker container (its Django, its database)."""
-    return _run(
-        *deployment["compose"],
-        "exec",
-        "-T",
-        "worker",
-        "python",
-        "manage.py",
-        "shell",
-        "-c",
-        code,
-        env=deployment["env"],
+    return _compose(
+        deployment, "exec", "-T", "worker", "python", "manage.py", "shell", "-c", code
     ).stdout
 
 
@@ -221,8 +539,8 @@ def test_a_runner_killed_mid_match_another_plays_it_and_it_is_stored_once(
     deployment: dict[str, Any],
 ) -> None:
     # (first of the tests with uploads: only this match's bot runs in a runner's sandbox)
-    base, compose, env = deployment["base"], deployment["compose"], deployment["env"]
-    _run(*compose, "up", "-d", "--no-build", "--scale", "runner=2", env=env)
+    base = deployment["base"]
+    _compose(deployment, "up", "-d", "--no-build", "--scale", "runner=2")
     _wait(
         lambda: (_health(base) or {}).get("runners", {}).get("count", 0) >= 2,
         300,
@@ -258,7 +576,7 @@ def test_a_runner_killed_mid_match_another_plays_it_and_it_is_stored_once(
         _finished_once(deployment, session, match, survivor)
     finally:  # the killed runner stays stopped: back to one runner for the next tests
         _run("docker", "rm", "-f", victim)
-        _run(*compose, "up", "-d", "--no-build", "--scale", "runner=1", env=env)
+        _compose(deployment, "up", "-d", "--no-build", "--scale", "runner=1")
 
 
 def _finished_once(
@@ -367,18 +685,22 @@ def test_the_starter_kits_build_and_validate_in_the_runner_container(
 
     base = deployment["base"]
     _wait(lambda: _health(base), 300, "a healthy /api/health/")
-    session = _signed_up(base, "polyglot")
+    # two authors, two kits each: a user may have only so many versions waiting at once
+    # (UPLOAD_MAX_WAITING, 3 by default), and the four are built side by side
+    authors = {"cpp": "polyglot", "rust": "polyglot", "java": "barista", "javascript": "barista"}
+    sessions = {name: _signed_up(base, name) for name in sorted(set(authors.values()))}
     bots = {
         language: _upload(
-            session,
+            sessions[author],
             base,
             f"kit-{language}",
             pack(PROJECT_DIR / "kits" / language),
             f"{language}.zip",
         )
-        for language in ("cpp", "rust", "java", "javascript")
+        for language, author in authors.items()
     }
     for language, bot in bots.items():
+        session = sessions[authors[language]]
         version = _wait(_settled(session, base, bot), 400, f"the {language} kit's validation")
         log = version["validation_log"]
         assert version["status"] == "active", log
@@ -386,9 +708,16 @@ def test_the_starter_kits_build_and_validate_in_the_runner_container(
 
 
 def test_the_runner_container_holds_no_secret(deployment: dict[str, Any]) -> None:
-    ids = _runners(deployment)
-    assert ids, "no runner container"
+    """Not in its environment, its files or its image; nor a volume, nor the database's
+    network: each container of each runner service. (After the tests that made runners
+    validate, build and play: their caches too.)"""
+    needles = _needles(deployment)
+    services = _runner_services(deployment)
+    assert "runner" in services, services
+    ids = [container for service in services for container in _containers(deployment, service)]
+    assert len(ids) >= len(services), (services, ids)  # one at least of each
     inspected = json.loads(_run("docker", "inspect", *ids).stdout)
+    image = _run("docker", "image", "inspect", "--format", "{{.Id}}", "bidel:latest").stdout
     for container in inspected:
         names = {item.split("=", 1)[0] for item in container["Config"]["Env"]}
         assert not names & {"DATABASE_URL", "SECRET_KEY", "POSTGRES_PASSWORD"}, names
@@ -396,20 +725,44 @@ def test_the_runner_container_holds_no_secret(deployment: dict[str, Any]) -> Non
         assert not container["HostConfig"]["Privileged"]
         networks = set(container["NetworkSettings"]["Networks"])
         assert networks == {f"{deployment['project']}_broker"}, networks
-    probe = _run(
-        "docker",
-        "exec",
-        ids[0],
-        "sh",
-        "-c",
-        "cat /proc/1/environ | tr '\\0' '\\n'; ls /run/postgresql /var/run/postgresql "
-        "2>&1; getent hosts postgres || echo NO-POSTGRES",
+        # the image whose every layer the test above reads
+        assert container["Image"] == image.strip(), (container["Image"], image)
+    described = _Scan(needles)
+    described.text(json.dumps(inspected).encode(), "docker inspect")
+    assert not described.found, sorted(described.found)
+    for runner in ids:
+        probe = _run(
+            "docker",
+            "exec",
+            runner,
+            "sh",
+            "-c",
+            # every process's environment, the runner's (pid 1) first
+            "for f in /proc/1/environ /proc/[0-9]*/environ; do tr '\\0' '\\n' < $f; done; "
+            "ls /run/postgresql /var/run/postgresql 2>&1; "
+            "getent hosts postgres || echo NO-POSTGRES",
+        ).stdout
+        assert "REDIS_URL=redis://redis:6379/0" in probe  # (the runner's own, read)
+        assert "DATABASE_URL" not in probe and "SECRET_KEY" not in probe, probe
+        assert "NO-POSTGRES" in probe  # the database's name does not even resolve
+        described = _Scan(needles)
+        described.text(probe.encode(), f"the environments in {runner[:12]}")
+        assert not described.found, sorted(described.found)
+        files = _scanned(["docker", "export", runner], needles, layers=False)
+        assert not files.found, sorted(files.found)
+        assert {"app/manage.py", "app/hearts_runner/__main__.py"} <= files.names
+
+
+def test_the_red_team_suite_passes_inside_the_runners_image(
+    deployment: dict[str, Any], tmp_path: Path
+) -> None:
+    # the suite's own context (the runner's image holds no test): the checkout's tests
+    shutil.copy2(deployment["dir"] / "conftest.py", tmp_path / "conftest.py")
+    shutil.copytree(
+        deployment["dir"] / "tests",
+        tmp_path / "tests",
+        ignore=shutil.ignore_patterns("__pycache__"),
     )
-    assert "DATABASE_URL" not in probe.stdout and "SECRET_KEY" not in probe.stdout
-    assert "NO-POSTGRES" in probe.stdout  # the database's name does not even resolve
-
-
-def test_the_red_team_suite_passes_inside_the_runners_image(deployment: dict[str, Any]) -> None:
     _run(
         "docker",
         "build",
@@ -420,6 +773,7 @@ def test_the_red_team_suite_passes_inside_the_runners_image(deployment: dict[str
         "-t",
         "bidel-hostile:latest",
         ".",
+        cwd=tmp_path,
     )
     done = subprocess.run(
         [
@@ -441,7 +795,7 @@ def test_the_red_team_suite_passes_inside_the_runners_image(deployment: dict[str
         capture_output=True,
         text=True,
         timeout=1500,
-        cwd=PROJECT_DIR,
+        cwd=deployment["dir"],  # (the seccomp profile's path is relative to it, as in compose)
     )
     tail = done.stdout[-4000:]
     assert done.returncode == 0, tail + done.stderr[-2000:]
@@ -452,8 +806,8 @@ def test_the_red_team_suite_passes_inside_the_runners_image(deployment: dict[str
 def test_with_no_runner_able_to_sandbox_uploads_are_rejected_saying_why_and_health_is_red(
     deployment: dict[str, Any],
 ) -> None:
-    base, compose, env = deployment["base"], deployment["compose"], deployment["env"]
-    _run(*compose, "up", "-d", "--no-build", "--scale", "runner=0", env=env)
+    base = deployment["base"]
+    _compose(deployment, "up", "-d", "--no-build", "--scale", "runner=0")
     # a runner started as an operator might by mistake: the image's user, Docker's defaults
     name = f"{deployment['project']}-unprivileged-runner"
     _run(
@@ -490,11 +844,11 @@ def test_with_no_runner_able_to_sandbox_uploads_are_rejected_saying_why_and_heal
         assert "no runner could sandbox it" in version["validation_log"], version
     finally:
         subprocess.run(["docker", "rm", "-f", name], capture_output=True)
-        _run(*compose, "up", "-d", "--no-build", "--scale", "runner=1", env=env)
+        _compose(deployment, "up", "-d", "--no-build", "--scale", "runner=1")
 
 
 def test_down_leaves_no_container(deployment: dict[str, Any]) -> None:
-    _run(*deployment["compose"], "down", "-v", "--remove-orphans", env=deployment["env"])
+    _compose(deployment, "down", "-v", "--remove-orphans")
     left = _run(
         "docker",
         "ps",

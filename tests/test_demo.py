@@ -1,16 +1,26 @@
 """`manage.py demo` (what `make demo` runs): web + worker up and healthy, demo bots laddered and
-ranked, Ctrl-C stops all."""
+ranked, each process's log in var/log/ and on the screen only what a person reads, the
+README's API example run as written against it, and Ctrl-C stopping all within seconds, with
+no error and nothing left behind."""
 
 from __future__ import annotations
 
 import json
+import os
+import re
 import signal
 import socket
 import subprocess
 import sys
 import threading
+import time
 import urllib.request
+from collections.abc import Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
+
+import pytest
 
 from tests.arena.live import wait_until
 from tests.support import PROJECT_DIR, SERVICE_VARIABLES, child_env
@@ -23,6 +33,20 @@ _TOURNAMENT_DUE_NOW = (
     "                      starts_at=timezone.now())\n"
     "print(t.pk)\n"
 )
+#: The processes' log files (manage.py demo's PROCESSES), each with a line only its process
+#: writes.
+_LOGS = {
+    "web.log": "Uvicorn running on",
+    "worker.log": "demo@",
+    "runner.log": "demo-runner@",
+    "people-runner.log": "demo-people@",
+    "beat.log": "beat: Starting",
+}
+#: Seconds from Ctrl-C to the demo's exit that a loaded machine still meets: it took 6 s here
+#: (2 cores, with other test runs beside it; 13 s and an error per pool process before the
+#: Celery processes were given their cold shutdown all at once), and the demo kills what is
+#: left after 8.
+_STOP_SECONDS = 12
 
 
 def _free_port() -> int:
@@ -47,13 +71,43 @@ def _processes_with(marker: str) -> list[int]:
     return found
 
 
-def test_demo_comes_up_healthy_and_ctrl_c_leaves_nothing_behind(tmp_path: Path) -> None:
+def _get(url: str) -> Any:
+    with urllib.request.urlopen(url, timeout=30) as response:
+        return json.load(response)
+
+
+@dataclass
+class Demo:
+    process: subprocess.Popen[str]
+    port: int
+    var: Path
+    env: dict[str, str]
+    output: list[str] = field(default_factory=list)
+    reader: threading.Thread | None = None
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def marker(self) -> str:
+        """What the environment of every process of this demo holds."""
+        return f"BIDEL_VAR_DIR={self.var}"
+
+    def printed(self) -> str:
+        return "".join(self.output)
+
+
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Demo]:
+    """The demo on a fresh var/ folder, up (its rankings and URLs printed); stopped at the
+    end of the module if its own test did not press Ctrl-C."""
+    var = tmp_path_factory.mktemp("demo-var")
     port = _free_port()
     overrides: dict[str, str | None] = {name: None for name in SERVICE_VARIABLES}
-    overrides |= {"BIDEL_VAR_DIR": str(tmp_path), "PYTHONUNBUFFERED": "1", "DEBUG": "1"}
+    overrides |= {"BIDEL_VAR_DIR": str(var), "PYTHONUNBUFFERED": "1", "DEBUG": "1"}
     env = child_env(overrides)
-    marker = f"BIDEL_VAR_DIR={tmp_path}"
-    demo = subprocess.Popen(
+    process = subprocess.Popen(
         [sys.executable, "manage.py", "demo", f"--port={port}", "--concurrency=2", "--matches=2"],
         cwd=PROJECT_DIR,
         env=env,
@@ -61,61 +115,159 @@ def test_demo_comes_up_healthy_and_ctrl_c_leaves_nothing_behind(tmp_path: Path) 
         stderr=subprocess.STDOUT,
         text=True,
     )
-    output: list[str] = []
+    running = Demo(process=process, port=port, var=var, env=env)
     try:
-        assert demo.stdout is not None
-        for line in demo.stdout:
-            output.append(line)
+        assert process.stdout is not None
+        for line in process.stdout:
+            running.output.append(line)
             if "Bidel is up" in line:
                 break
         else:
-            raise AssertionError("demo exited before it was up:\n" + "".join(output))
-        threading.Thread(target=lambda: output.extend(demo.stdout), daemon=True).start()
-        printed = "".join(output)
-        # Seeded demo users' bots played the ladder; the rankings and the URLs were shown.
-        assert "Demo users ada and grace uploaded the bots ducker and dumper" in printed
-        assert "rank  bot" in printed and "ducker" in printed and "heuristic" in printed
-        assert f"http://127.0.0.1:{port}/api/ladders/1/rankings/" in printed
-
-        with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/health/", timeout=30) as response:
-            assert response.status == 200
-            health = json.load(response)
-        assert health["status"] == "ok"
-        assert health["database"] == health["database"] | {"ok": True, "vendor": "sqlite"}
-        assert health["broker"]["ok"] and health["broker"]["transport"] == "filesystem"
-        assert health["workers"]["ok"] and health["workers"]["count"] >= 2
-        assert health["runners"]["count"] == 1 and health["sandbox"]["ok"]
-        assert "Healthy " in printed and "beat (ladders, tournaments) are running" in printed
-        # web (uvicorn parent + workers), worker and runner (celery + pool), beat, the demo
-        assert len(_processes_with(marker)) >= 6
-
-        # Beat runs: a tournament due now starts and finishes by itself.
-        created = subprocess.run(
-            [sys.executable, "manage.py", "shell", "-c", _TOURNAMENT_DUE_NOW],
-            cwd=PROJECT_DIR,
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=120,
+            raise AssertionError("demo exited before it was up:\n" + running.printed())
+        running.reader = threading.Thread(
+            target=lambda: running.output.extend(process.stdout),  # type: ignore[arg-type]
+            daemon=True,
         )
-        assert created.returncode == 0, created.stderr
-        tournament = int(created.stdout.split()[-1])
-        url = f"http://127.0.0.1:{port}/api/tournaments/{tournament}/"
-
-        def finished() -> bool:
-            with urllib.request.urlopen(url, timeout=30) as response:
-                return json.load(response)["status"] == "finished"
-
-        wait_until(finished, 180, "the scheduled tournament to start and finish by itself")
-
-        demo.send_signal(signal.SIGINT)  # what Ctrl-C in the terminal delivers
-        assert demo.wait(timeout=60) == 0, "".join(output)
+        running.reader.start()
+        yield running
     finally:
-        if demo.poll() is None:
-            demo.kill()
-            demo.wait()
-    assert _processes_with(marker) == [], "stray processes after Ctrl-C:\n" + "".join(output)
-    assert (tmp_path / "bidel.sqlite3").exists()  # it migrated its own database
+        if process.poll() is None:
+            process.send_signal(signal.SIGINT)
+            try:
+                process.wait(timeout=60)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+        for pid in _processes_with(running.marker):  # only this demo's, should it have failed
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+
+
+def test_demo_comes_up_healthy_with_its_bots_laddered_and_ranked(demo: Demo) -> None:
+    printed = demo.printed()
+    # Seeded demo users' bots played the ladder; the rankings and the URLs were shown.
+    assert "Demo users ada and grace uploaded the bots ducker and dumper" in printed
+    assert "rank  bot" in printed and "ducker" in printed and "heuristic" in printed
+    assert f"{demo.url}/api/ladders/1/rankings/" in printed
+
+    health = _get(f"{demo.url}/api/health/")
+    assert health["status"] == "ok"
+    assert health["database"] == health["database"] | {"ok": True, "vendor": "sqlite"}
+    assert health["broker"]["ok"] and health["broker"]["transport"] == "filesystem"
+    assert health["workers"]["ok"] and health["workers"]["count"] >= 2
+    assert health["runners"]["count"] == 1 and health["sandbox"]["ok"]
+    # The health in one line, and how long the start took.
+    assert f"Health ({demo.url}/api/health/): database ok (sqlite), broker ok (filesystem)" in (
+        printed
+    )
+    assert "Healthy " in printed and "beat (ladders, tournaments) are running" in printed
+    # web (uvicorn parent + workers), worker and runner (celery + pool), beat, the demo
+    assert len(_processes_with(demo.marker)) >= 6
+    assert (demo.var / "bidel.sqlite3").exists()  # it migrated its own database
+
+
+def test_demo_logs_each_process_to_a_file_and_shows_none_of_their_info(demo: Demo) -> None:
+    logs = demo.var / "log"
+    printed = demo.printed()
+    assert f"each logs to {logs}/<name>.log." in printed  # said as they start
+    assert f"their full logs are in {logs}/" in printed
+    for name, own_line in _LOGS.items():
+        text = (logs / name).read_text()
+        assert own_line in text, (name, text[-2000:])
+        assert re.search(r"\bINFO\b", text), name  # the processes' INFO lines are in the files
+    # ... and not on the screen, nor the banners and warnings of their start-up.
+    assert not re.search(r"\bINFO\b", printed), printed
+    assert "[tasks]" not in printed and "[config]" not in printed and "Uvicorn" not in printed
+    assert len(printed.splitlines()) < 30, printed
+
+
+def test_beat_starts_and_finishes_a_scheduled_tournament(demo: Demo) -> None:
+    created = subprocess.run(
+        [sys.executable, "manage.py", "shell", "-c", _TOURNAMENT_DUE_NOW],
+        cwd=PROJECT_DIR,
+        env=demo.env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert created.returncode == 0, created.stderr
+    url = f"{demo.url}/api/tournaments/{int(created.stdout.split()[-1])}/"
+    wait_until(
+        lambda: _get(url)["status"] == "finished",
+        180,
+        "the scheduled tournament to start and finish by itself",
+    )
+
+
+#: Each ``curl`` of the README's example, as written, also says on stderr what it was
+#: answered (its output unchanged, so the lines that read an answer read the same).
+_CURL_SAYS_ITS_ANSWER = (
+    "curl() { command curl --write-out '%{stderr}answered %{http_code} to %{method} "
+    '%{url_effective}\\n\' "$@"; }\n'
+)
+
+
+def _readme_api_example() -> str:
+    readme = (PROJECT_DIR / "README.md").read_text()
+    section = readme.split("## The API in one minute", 1)[1].split("\n## ", 1)[0]
+    return re.findall(r"```sh\n(.*?)```", section, flags=re.S)[0]
+
+
+def test_the_readmes_api_example_runs_as_written_where_bot_1_is_someone_elses(
+    demo: Demo, tmp_path: Path
+) -> None:
+    assert _get(f"{demo.url}/api/bots/1/")["owner"] == "ada"  # the demo's: not the example's
+    example = _readme_api_example()
+    assert "localhost:8000" in example
+    (tmp_path / "my_bot.py").write_bytes(
+        (PROJECT_DIR / "bots_sdk" / "examples" / "ducker.py").read_bytes()
+    )
+    script = _CURL_SAYS_ITS_ANSWER + example.replace("localhost:8000", f"localhost:{demo.port}")
+    done = subprocess.run(
+        ["sh", "-eu", "-c", script],
+        cwd=tmp_path,
+        env=child_env(),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, (done.stdout, done.stderr)
+    answers = re.findall(r"answered (\d+) to (\w+) http://[^/]+(\S+)", done.stderr)
+    uploaded = [path for _, _, path in answers if path.endswith("/versions/")]
+    assert len(uploaded) == 1, done.stderr
+    bot = int(uploaded[0].split("/")[3])  # /api/bots/{id}/versions/: the id the API answered
+    assert bot != 1
+    assert answers == [
+        ("201", "POST", "/api/users/"),
+        ("200", "POST", "/api/token/"),
+        ("201", "POST", "/api/bots/"),
+        ("201", "POST", f"/api/bots/{bot}/versions/"),
+        ("200", "GET", "/api/ladders/1/rankings/"),
+    ], done.stderr
+    assert _get(f"{demo.url}/api/bots/{bot}/")["owner"] == "alan"
+
+
+def test_ctrl_c_stops_everything_within_seconds_and_without_an_error(demo: Demo) -> None:
+    before = len(demo.output)
+    stopping = time.monotonic()
+    demo.process.send_signal(signal.SIGINT)  # what Ctrl-C in the terminal delivers
+    code = demo.process.wait(timeout=60)
+    took = time.monotonic() - stopping
+    assert demo.reader is not None
+    demo.reader.join(timeout=30)
+    printed = demo.printed()
+    assert code == 0, printed
+    assert demo.output[-1].startswith("Stopped in "), printed  # the last line says it
+    assert f"The logs stay in {demo.var / 'log'}/." in demo.output[-1]
+    assert _processes_with(demo.marker) == [], "stray processes after Ctrl-C:\n" + printed
+    assert took < _STOP_SECONDS, f"Ctrl-C took {took:.1f} s:\n{printed}"
+    # No error, on the screen or in the logs: every pool process was stopped by its worker.
+    assert "ERROR" not in printed and "Traceback" not in printed, printed
+    assert not re.search(r"\bINFO\b", "".join(demo.output[before:])), printed
+    for name in _LOGS:
+        assert "exited with 'signal" not in (demo.var / "log" / name).read_text(), name
 
 
 def test_demo_with_its_port_taken_says_so_in_one_line_and_exits_non_zero(tmp_path: Path) -> None:

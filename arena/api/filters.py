@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 import django_filters as filters
+from django import forms
 from django.core.validators import RegexValidator
 from django.db.models import QuerySet
 
@@ -15,6 +16,8 @@ from bots_sdk.builtin import BUILTIN
 
 # An id: a whole number from 1, short enough for a column ("²" is a digit to str.isdigit).
 _ID = RegexValidator(r"^[1-9][0-9]{0,17}$", "must be an id: a whole number from 1")
+# A version's number: from 1, within its column (a PositiveIntegerField).
+_NUMBER = RegexValidator(r"^[1-9][0-9]{0,8}$", "must be a version number: a whole number from 1")
 _OPPONENT = RegexValidator(
     r"^([1-9][0-9]{0,17}|" + "|".join(sorted(BUILTIN)) + ")$",
     f"a bot's id or a built-in's name ({', '.join(sorted(BUILTIN))})",
@@ -33,9 +36,25 @@ class IdFilter(filters.CharFilter):
         return super().filter(qs, int(value) if value not in (None, "") else value)
 
 
+class _MatchFilterForm(forms.Form):
+    def clean(self) -> dict[str, Any]:
+        cleaned: dict[str, Any] = super().clean() or {}
+        if cleaned.get("version") and not cleaned.get("bot") and "bot" not in self.errors:
+            # A number names a version only within its bot: v2 of which bot?
+            self.add_error("version", "needs bot: a version's number is its bot's (bot=ID)")
+        return cleaned
+
+
 class MatchFilter(filters.FilterSet):
     ladder = IdFilter(field_name="ladder_id", help_text="matches of this ladder (its id)")
     bot = IdFilter(method="_bot", help_text="matches in which this bot (its id) sat")
+    version = filters.CharFilter(
+        method="_version",
+        validators=[_NUMBER],
+        strip=False,
+        help_text="with bot: the matches in which that bot's version of this number (1, 2, …) "
+        "sat; without bot, a 400",
+    )
     opponent = filters.CharFilter(
         method="_opponent",
         max_length=64,
@@ -49,10 +68,19 @@ class MatchFilter(filters.FilterSet):
 
     class Meta:
         model = Match
-        fields = ["ladder", "bot", "opponent", "status", "kind", "tournament"]
+        fields = ["ladder", "bot", "version", "opponent", "status", "kind", "tournament"]
+        form = _MatchFilterForm
 
     def _bot(self, query: QuerySet[Match], name: str, value: int) -> QuerySet[Match]:
-        return query.filter(seats__version__bot_id=value).distinct()
+        # With a version, one seat must be both (in one filter(): one join of the seats), not
+        # the bot at one seat and another bot's version of that number at another.
+        seat: dict[str, int] = {"seats__version__bot_id": value}
+        if self.form.cleaned_data.get("version"):
+            seat["seats__version__number"] = int(self.form.cleaned_data["version"])
+        return query.filter(**seat).distinct()
+
+    def _version(self, query: QuerySet[Match], name: str, value: str) -> QuerySet[Match]:
+        return query  # read by _bot (the form refuses a version without a bot)
 
     def _opponent(self, query: QuerySet[Match], name: str, value: str) -> QuerySet[Match]:
         if value in BUILTIN:

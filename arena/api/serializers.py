@@ -13,17 +13,39 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from arena import formats, selectors
-from arena.models import Bot, BotVersion, Ladder, Match, MatchSeat, Tournament
+from arena.models import (
+    ApiToken,
+    Bot,
+    BotVersion,
+    Comparison,
+    Ladder,
+    Match,
+    MatchSeat,
+    Tournament,
+)
 from arena.services import CHALLENGE_MAX_HANDS, SeatSpec
 from arena.text import clean_text
 from bots_sdk.builtin import BUILTIN
 from engine.rules import PRESETS
+
+#: Every error body (``arena.api.views.error_body``), as the schema says it.
+ERROR_SCHEMA = {
+    "type": "object",
+    "additionalProperties": {"type": "array", "items": {"type": "string"}},
+    "description": "field → messages; `detail` for what concerns no one field",
+}
 
 
 class UserCreateSerializer(serializers.Serializer):
     username = serializers.RegexField(r"^[A-Za-z0-9_.-]{3,32}$", max_length=32)
     password = serializers.CharField(
         min_length=10, max_length=128, write_only=True, trim_whitespace=False
+    )
+    email = serializers.EmailField(
+        max_length=254,
+        required=False,
+        allow_blank=True,
+        help_text="optional: where a password reset is sent",
     )
 
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
@@ -114,11 +136,83 @@ class MeSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = get_user_model()
-        fields = ["id", "username", "is_staff", "date_joined", "bots"]
+        fields = ["id", "username", "email", "is_staff", "date_joined", "bots"]
 
     @extend_schema_field(NamedBotSerializer(many=True))
     def get_bots(self, user: Any) -> list[dict[str, Any]]:
         return [{"id": b.pk, "name": b.name} for b in selectors.bots_of(user)]
+
+
+class MeUpdateSerializer(serializers.Serializer):
+    """A change of the signed-in user's e-mail address, with their current password."""
+
+    email = serializers.EmailField(
+        max_length=254, allow_blank=True, help_text='where a password reset is sent; "" for none'
+    )
+    password = serializers.CharField(
+        max_length=128, write_only=True, trim_whitespace=False, help_text="the current password"
+    )
+
+
+class TokenNameSerializer(serializers.Serializer):
+    """What a new token is for (the log-in's optional field)."""
+
+    name = serializers.CharField(
+        max_length=64,
+        required=False,
+        allow_blank=True,
+        help_text="what the token is for; the client's User-Agent when left out",
+    )
+
+
+class TokenObtainSerializer(TokenNameSerializer):
+    """A log-in for a new API token."""
+
+    username = serializers.CharField(max_length=150)
+    password = serializers.CharField(max_length=128, write_only=True, trim_whitespace=False)
+
+
+class ApiTokenSerializer(serializers.ModelSerializer):
+    """An API token as its owner sees it: never its key (none is stored)."""
+
+    prefix = serializers.CharField(read_only=True, help_text="the key's first characters")
+
+    class Meta:
+        model = ApiToken
+        fields = ["id", "name", "prefix", "created", "last_used", "expires"]
+        read_only_fields = fields
+
+
+class TokenIssuedSerializer(ApiTokenSerializer):
+    """A new API token with its key: the only time the key is shown."""
+
+    token = serializers.CharField(
+        read_only=True, help_text="the key: send it as `Authorization: Token <key>`"
+    )
+
+    class Meta(ApiTokenSerializer.Meta):
+        fields = ["token", *ApiTokenSerializer.Meta.fields]
+        read_only_fields = fields
+
+
+class TokensRevokedSerializer(serializers.Serializer):
+    revoked = serializers.IntegerField(help_text="how many tokens were revoked")
+
+
+class PasswordResetSerializer(serializers.Serializer):
+    email = serializers.EmailField(max_length=254)
+
+
+class PasswordResetConfirmSerializer(serializers.Serializer):
+    """What the reset mail's link carries (its last two parts), and the new password."""
+
+    uid = serializers.CharField(max_length=32, help_text="the link's first part")
+    token = serializers.CharField(max_length=64, help_text="the link's second part")
+    new_password = serializers.CharField(max_length=128, write_only=True, trim_whitespace=False)
+
+
+class DetailSerializer(serializers.Serializer):
+    detail = serializers.CharField(help_text="what was done, in words")
 
 
 class _LadderNames(serializers.ManyRelatedField):
@@ -144,7 +238,13 @@ class _LadderName(serializers.SlugRelatedField):  # type: ignore[type-arg]
 
 class BotSerializer(serializers.ModelSerializer):
     owner = serializers.CharField(source="owner.username", read_only=True)
-    name = serializers.RegexField(r"^[A-Za-z0-9_.-]{2,64}$", max_length=64)
+    name = serializers.RegexField(
+        r"^[A-Za-z0-9_.-]{1,64}$",
+        max_length=64,
+        error_messages={
+            "invalid": "a bot's name is 1 to 64 letters, digits, '_', '.' or '-' (no spaces)"
+        },
+    )
     description = serializers.CharField(max_length=2000, allow_blank=True, required=False)
     active_version = serializers.SerializerMethodField()
     join_ladders = _LadderNames(
@@ -191,12 +291,109 @@ class VersionUploadSerializer(serializers.Serializer):
     )
 
 
+class ComparisonRequestSerializer(serializers.Serializer):
+    """Two of the bot's versions (by number) that have been active: is ``newer`` stronger
+    than ``older``?"""
+
+    older = serializers.IntegerField(min_value=1, max_value=999_999_999)
+    newer = serializers.IntegerField(min_value=1, max_value=999_999_999)
+
+
+class ComparisonSerializer(serializers.ModelSerializer):
+    """A comparison of two versions of a bot on duplicate deals (arena.comparisons)."""
+
+    older = serializers.IntegerField(source="older.number", read_only=True)
+    newer = serializers.IntegerField(source="newer.number", read_only=True)
+    requested = serializers.SerializerMethodField(
+        help_text="'owner' when its owner asked for it, 'new version' when the platform did"
+    )
+    deals = serializers.SerializerMethodField(help_text="duplicate deals played so far")
+    mean = serializers.SerializerMethodField(
+        help_text="newer minus older, in points a hand (negative: the newer takes fewer)"
+    )
+    ci95 = serializers.SerializerMethodField()
+    decision = serializers.SerializerMethodField(
+        help_text="the SPRT's: H1 (newer stronger), H0 (not stronger), or '' undecided"
+    )
+
+    class Meta:
+        model = Comparison
+        fields = [
+            "id",
+            "older",
+            "newer",
+            "status",
+            "verdict",
+            "requested",
+            "deals",
+            "mean",
+            "ci95",
+            "decision",
+            "rounds",
+            "created_at",
+            "finished_at",
+        ]
+
+    def get_requested(self, comparison: Comparison) -> str:
+        return "owner" if comparison.requested_by_id else "new version"
+
+    def get_deals(self, comparison: Comparison) -> int:
+        return int(comparison.result.get("deals", 0))
+
+    def get_mean(self, comparison: Comparison) -> float | None:
+        return comparison.result.get("mean")
+
+    @extend_schema_field(serializers.ListField(child=serializers.FloatField(), allow_null=True))
+    def get_ci95(self, comparison: Comparison) -> list[float] | None:
+        result = comparison.result
+        return [result["low"], result["high"]] if "low" in result else None
+
+    def get_decision(self, comparison: Comparison) -> str:
+        return str(comparison.result.get("decision", ""))
+
+
+class VersionRatingSerializer(serializers.Serializer):
+    """A version's rating on one ladder (documentation of the shape only)."""
+
+    ladder = serializers.CharField()
+    rating = serializers.FloatField()
+    ci95 = serializers.ListField(child=serializers.FloatField(), min_length=2, max_length=2)
+    matches = serializers.IntegerField(help_text="the rated matches this version played")
+    provisional = serializers.BooleanField(
+        help_text="fewer than 10 matches, or a 95% interval wider than 400"
+    )
+
+
 class VersionSerializer(serializers.ModelSerializer):
     bot = serializers.IntegerField(source="bot_id", read_only=True)
+    ratings = serializers.SerializerMethodField(
+        help_text="its rating on each ladder, fitted on the matches it played alone"
+    )
+    compared = serializers.SerializerMethodField(
+        help_text="the latest comparison of this version with an earlier one (null: none)"
+    )
 
     class Meta:
         model = BotVersion
-        fields = ["bot", "number", "filename", "sha256", "status", "created_at"]
+        fields = [
+            "bot",
+            "number",
+            "filename",
+            "sha256",
+            "status",
+            "created_at",
+            "ratings",
+            "compared",
+        ]
+
+    @extend_schema_field(VersionRatingSerializer(many=True))
+    def get_ratings(self, version: BotVersion) -> list[dict[str, Any]]:
+        return selectors.version_ratings(version)
+
+    @extend_schema_field(ComparisonSerializer(allow_null=True))
+    def get_compared(self, version: BotVersion) -> dict[str, Any] | None:
+        comparison = selectors.version_compared(version)
+        return None if comparison is None else dict(ComparisonSerializer(comparison).data)
 
 
 class VersionOwnerSerializer(VersionSerializer):
@@ -216,7 +413,12 @@ class RankingSerializer(serializers.Serializer):
     rank = serializers.IntegerField(allow_null=True, help_text="1 = best; null: not rated yet")
     bot = NamedBotSerializer()
     builtin = serializers.BooleanField()
-    version = serializers.IntegerField(allow_null=True)
+    version = serializers.IntegerField(allow_null=True, help_text="the active version")
+    rated_version = serializers.IntegerField(
+        allow_null=True,
+        help_text="the version whose fit the rating is: the active one once fitted, an "
+        "earlier one until then (the row is then provisional)",
+    )
     rating = serializers.FloatField(allow_null=True, help_text="null: not rated yet")
     ci95 = serializers.ListField(
         child=serializers.FloatField(), min_length=2, max_length=2, allow_null=True

@@ -7,19 +7,30 @@ from collections.abc import Mapping
 from typing import Any
 
 from django.core.exceptions import ValidationError as DjangoValidationError
+from django.http import HttpResponse
+from django.utils.http import content_disposition_header
 from django_filters.rest_framework import DjangoFilterBackend
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import exceptions, mixins, permissions, status, viewsets
-from rest_framework.authtoken.views import ObtainAuthToken
+from rest_framework.authtoken.serializers import AuthTokenSerializer
 from rest_framework.decorators import action
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.throttling import ScopedRateThrottle
-from rest_framework.views import exception_handler
+from rest_framework.views import APIView, exception_handler
 
-from arena import logins, selectors, services, tournaments
+from arena import comparisons, logins, selectors, services, tournaments
 from arena.api import serializers as s
 from arena.api.filters import BotFilter, MatchFilter, TournamentFilter
+from arena.api.parsers import PARSER_CLASSES, body_refusal
+from arena.api.renderers import JSONRenderer
+from arena.api.throttles import (
+    ComparisonThrottle,
+    PasswordCheckThrottle,
+    PasswordResetEmailThrottle,
+    upload_throttle_check,
+)
+from arena.models import ApiToken
 from arena.uploads import UploadError, read_upload
 from engine.rules import RulesError
 
@@ -48,6 +59,7 @@ def api_exception_handler(exc: Exception, context: dict[str, Any]) -> Response |
         exc = exceptions.ValidationError({"detail": str(exc)})
     elif isinstance(exc, PermissionError):
         exc = exceptions.PermissionDenied(str(exc))
+    exc = body_refusal(exc) or exc  # Django's refusals of a body, met where DRF reads it
     response = exception_handler(exc, context)
     if response is not None:
         response.data = error_body(response.data)
@@ -92,8 +104,18 @@ def _sentences(messages: Any) -> list[str]:
     return [str(messages)]
 
 
+#: The errors the account endpoints may answer with, in the one shape.
+_ERRORS = {
+    400: OpenApiResponse(s.ERROR_SCHEMA, description="bad input, field by field"),
+    401: OpenApiResponse(
+        s.ERROR_SCHEMA, description="no token, or one that is unknown, expired or revoked"
+    ),
+    429: OpenApiResponse(s.ERROR_SCHEMA, description="throttled (see Retry-After)"),
+}
+
+
 class UserViewSet(mixins.CreateModelMixin, viewsets.GenericViewSet):
-    """Sign up: ``POST /api/users/`` {username, password}; throttled per address."""
+    """Sign up: ``POST /api/users/`` {username, password, email?}; throttled per address."""
 
     permission_classes = [permissions.AllowAny]
     serializer_class = s.UserCreateSerializer
@@ -107,43 +129,206 @@ class UserViewSet(mixins.CreateModelMixin, viewsets.GenericViewSet):
         user = services.user_create(**data.validated_data)
         return Response(s.UserSerializer(user).data, status=status.HTTP_201_CREATED)
 
-    @extend_schema(responses={200: s.MeSerializer})
+    def get_throttles(self) -> list[Any]:
+        if self.action == "me":  # a change checks the password: the log-in's allowance
+            return [PasswordCheckThrottle()] if self.request.method == "PATCH" else []
+        return super().get_throttles()
+
+    @extend_schema(methods=["GET"], responses={200: s.MeSerializer})
+    @extend_schema(
+        methods=["PATCH"],
+        request=s.MeUpdateSerializer,
+        responses={200: s.MeSerializer, 400: _ERRORS[400], 429: _ERRORS[429]},
+    )
     @action(
-        detail=False,
-        methods=["get"],
-        permission_classes=[permissions.IsAuthenticated],
-        throttle_classes=[],
+        detail=False, methods=["get", "patch"], permission_classes=[permissions.IsAuthenticated]
     )
     def me(self, request: Request) -> Response:
-        """The signed-in user and their bots."""
+        """The signed-in user and their bots; PATCH {email, password} changes the address a
+        password reset is sent to (the current password is asked for)."""
+        if request.method == "PATCH":
+            data = s.MeUpdateSerializer(data=request.data)
+            data.is_valid(raise_exception=True)
+            # A password check: the log-in's lock-out too (a stolen session guessing it).
+            username, address = request.user.get_username(), logins.client_address(request)
+            wait = logins.login_wait(username, address)
+            if wait:
+                refused = exceptions.Throttled(detail=logins.too_many_message(wait))
+                refused.wait = wait  # the Retry-After header
+                raise refused
+            try:
+                services.user_email_set(user=request.user, **data.validated_data)
+            except DjangoValidationError:
+                logins.login_failed(username, address)
+                raise
         return Response(s.MeSerializer(request.user).data)
 
 
-class TokenView(ObtainAuthToken):
-    """Log in: ``POST /api/token/`` {username, password} → {token}. Throttled per address,
-    and a username that failed too often from an address is refused without a password check
-    (:mod:`arena.logins`, shared with the log-in form)."""
+def _user_agent(request: Request) -> str:
+    """The client, as it names itself: what a token is called when its maker gives no name."""
+    return str(request.META.get("HTTP_USER_AGENT", ""))[:64]
 
+
+def _issued(token: ApiToken, key: str) -> Response:
+    """A new token's answer: its key, shown this once, and what the list shows of it."""
+    return Response({"token": key, **s.ApiTokenSerializer(token).data})
+
+
+class TokenView(APIView):
+    """Log in: ``POST /api/token/`` {username, password, name?} → {token, id, name, prefix,
+    created, last_used, expires}: a new token each time, working for ``API_TOKEN_DAYS``.
+    Throttled per address, and a username that failed too often from an address is refused
+    without a password check (:mod:`arena.logins`, shared with the log-in form)."""
+
+    permission_classes = [permissions.AllowAny]
+    authentication_classes: list[Any] = []  # credentials in the body, nothing else
+    parser_classes = PARSER_CLASSES
+    renderer_classes = [JSONRenderer]
     throttle_classes = [ScopedRateThrottle]
     throttle_scope = "login"
 
+    @extend_schema(
+        request=s.TokenObtainSerializer,
+        responses={200: s.TokenIssuedSerializer, 400: _ERRORS[400], 429: _ERRORS[429]},
+    )
     def post(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         data = request.data if isinstance(request.data, Mapping) else {}
+        named = s.TokenNameSerializer(data=data)
+        named.is_valid(raise_exception=True)  # before the password: not a failed log-in
         username, address = str(data.get("username", "")), logins.client_address(request)
         wait = logins.login_wait(username, address)
         if wait:
             refused = exceptions.Throttled(detail=logins.too_many_message(wait))
             refused.wait = wait  # the Retry-After header
             raise refused
-        check = self.get_serializer(data=request.data)
+        check = AuthTokenSerializer(data=request.data, context={"request": request})
         try:
             check.is_valid(raise_exception=True)
         except exceptions.ValidationError:
             logins.login_failed(username, address)
             raise
         logins.login_succeeded(username, address)
-        token = services.token_obtain(user=check.validated_data["user"])
-        return Response({"token": token.key})
+        name = named.validated_data.get("name") or _user_agent(request)
+        token, key = services.token_create(user=check.validated_data["user"], name=name)
+        return _issued(token, key)
+
+
+class TokenRenewView(APIView):
+    """``POST /api/token/renew/`` with ``Authorization: Token <key>``: a fresh token (same
+    name, a full ``API_TOKEN_DAYS``) for the one presented, which stops working. An expired or
+    revoked token cannot be renewed: log in again."""
+
+    permission_classes = [permissions.IsAuthenticated]
+    throttle_classes = [ScopedRateThrottle]
+    throttle_scope = "token"
+
+    @extend_schema(request=None, responses={200: s.TokenIssuedSerializer, **_ERRORS})
+    def post(self, request: Request) -> Response:
+        if not isinstance(request.auth, ApiToken):
+            raise exceptions.ValidationError(
+                {"detail": "present the token to renew: Authorization: Token <key>"}
+            )
+        token, key = services.token_renew(token=request.auth)
+        return _issued(token, key)
+
+
+class TokenListView(APIView):
+    """The caller's working API tokens (``GET /api/tokens/``: never a key), and
+    ``DELETE /api/tokens/``: revoke all of them but the one presented."""
+
+    permission_classes = [permissions.IsAuthenticated]
+    throttle_classes = [ScopedRateThrottle]
+    throttle_scope = "tokens"
+
+    @extend_schema(responses={200: s.ApiTokenSerializer(many=True), **_ERRORS})
+    def get(self, request: Request) -> Response:
+        # At most API_TOKENS_PER_USER: one unpaginated list.
+        return Response(s.ApiTokenSerializer(selectors.api_tokens_of(request.user), many=True).data)
+
+    @extend_schema(
+        operation_id="tokens_revoke_others",
+        request=None,
+        responses={200: s.TokensRevokedSerializer, **_ERRORS},
+    )
+    def delete(self, request: Request) -> Response:
+        keep = request.auth if isinstance(request.auth, ApiToken) else None
+        return Response({"revoked": services.tokens_revoke(user=request.user, keep=keep)})
+
+
+class TokenDetailView(APIView):
+    """``DELETE /api/tokens/{id}/``: revoke one of the caller's tokens (the one presented too:
+    a log-out). Another user's token is no such token (404)."""
+
+    permission_classes = [permissions.IsAuthenticated]
+    throttle_classes = [ScopedRateThrottle]
+    throttle_scope = "tokens"
+
+    @extend_schema(
+        operation_id="tokens_revoke",
+        parameters=[OpenApiParameter("id", int, OpenApiParameter.PATH, description="its id")],
+        request=None,
+        responses={204: None, 404: OpenApiResponse(s.ERROR_SCHEMA, "no such token"), **_ERRORS},
+    )
+    def delete(self, request: Request, **path: str) -> Response:
+        token = selectors.api_token_get(user=request.user, token_id=int(path["id"]))
+        services.token_revoke(token=token)
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+#: What a reset request is answered, whether or not an account has the address.
+RESET_SENT = (
+    "if an account has this address, a link to choose a new password was sent to it; "
+    "it works once, for a day"
+)
+
+
+class PasswordResetView(APIView):
+    """``POST /api/password-reset/`` {email}: mail a one-use link to choose a new password to
+    the accounts that have the address. The same answer whether or not one does; throttled
+    per client address and per e-mail address."""
+
+    permission_classes = [permissions.AllowAny]
+    authentication_classes: list[Any] = []
+    throttle_classes = [ScopedRateThrottle, PasswordResetEmailThrottle]
+    throttle_scope = "password_reset"
+
+    @extend_schema(
+        request=s.PasswordResetSerializer,
+        responses={200: s.DetailSerializer, 400: _ERRORS[400], 429: _ERRORS[429]},
+    )
+    def post(self, request: Request) -> Response:
+        data = s.PasswordResetSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        services.password_reset_send(
+            email=data.validated_data["email"],
+            domain=request.get_host(),
+            use_https=request.is_secure(),
+        )
+        return Response({"detail": RESET_SENT})
+
+
+class PasswordResetConfirmView(APIView):
+    """``POST /api/password-reset/confirm/`` {uid, token, new_password}: the link's two parts
+    and the new password (Django's validators). Every API token of the account is revoked and
+    its sessions end; the link works no more."""
+
+    permission_classes = [permissions.AllowAny]
+    authentication_classes: list[Any] = []
+    throttle_classes = [ScopedRateThrottle]
+    throttle_scope = "password_reset"
+
+    @extend_schema(
+        request=s.PasswordResetConfirmSerializer,
+        responses={200: s.DetailSerializer, 400: _ERRORS[400], 429: _ERRORS[429]},
+    )
+    def post(self, request: Request) -> Response:
+        data = s.PasswordResetConfirmSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        values = data.validated_data
+        services.password_reset_confirm(
+            uid=values["uid"], token=values["token"], password=values["new_password"]
+        )
+        return Response({"detail": "the password was changed: log in with it"})
 
 
 class IsOwnerOrReadOnly(permissions.BasePermission):
@@ -190,7 +375,15 @@ class BotViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gene
     @extend_schema(
         methods=["POST"],
         request={"multipart/form-data": s.VersionUploadSerializer},
-        responses={201: s.VersionOwnerSerializer},
+        responses={
+            201: s.VersionOwnerSerializer,
+            400: OpenApiResponse(
+                s.ERROR_SCHEMA, description="a bad file, or UPLOAD_MAX_WAITING versions waiting"
+            ),
+            429: OpenApiResponse(
+                s.ERROR_SCHEMA, description="UPLOAD_RATE or BOT_UPLOAD_RATE reached (Retry-After)"
+            ),
+        },
     )
     @extend_schema(methods=["GET"], responses={200: s.VersionSerializer(many=True)})
     @action(detail=True, methods=["get", "post"], url_path="versions")
@@ -199,6 +392,8 @@ class BotViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gene
         if request.method == "GET":  # paged, as every list
             page = self.paginate_queryset(selectors.bot_versions(bot))
             return self.get_paginated_response(s.VersionSerializer(page, many=True).data)
+        # The owner's uploads are counted (per user, per bot) before the body is parsed.
+        upload_throttle_check(request, bot_id=bot.pk)
         upload = s.VersionUploadSerializer(data=request.data)
         upload.is_valid(raise_exception=True)
         file = upload.validated_data["file"]
@@ -215,6 +410,61 @@ class BotViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gene
         version = selectors.version_get(bot=bot, number=int(number or 0))
         logs = selectors.can_see_logs(request.user, bot)  # the validation log
         return Response((s.VersionOwnerSerializer if logs else s.VersionSerializer)(version).data)
+
+    def get_throttles(self) -> list[Any]:
+        if self.action == "comparisons" and self.request.method == "POST":
+            return [ComparisonThrottle()]
+        return super().get_throttles()
+
+    @extend_schema(
+        methods=["POST"],
+        request=s.ComparisonRequestSerializer,
+        responses={201: s.ComparisonSerializer, 400: _ERRORS[400], 429: _ERRORS[429]},
+    )
+    @extend_schema(methods=["GET"], responses={200: s.ComparisonSerializer(many=True)})
+    @action(detail=True, methods=["get", "post"], url_path="comparisons")
+    def comparisons(self, request: Request, pk: str | None = None) -> Response:
+        """Is one version stronger than another? The bot's comparisons, newest first (each
+        version made active is compared with the one before by itself); its owner asks for
+        one between any two versions that have been active (``COMPARISONS_MAX_OPEN`` running
+        at once; throttled)."""
+        bot = self.get_object()
+        if request.method == "GET":
+            page = self.paginate_queryset(selectors.bot_comparisons(bot))
+            return self.get_paginated_response(s.ComparisonSerializer(page, many=True).data)
+        asked = s.ComparisonRequestSerializer(data=request.data)
+        asked.is_valid(raise_exception=True)
+        older, newer = (
+            selectors.version_get(bot=bot, number=asked.validated_data[side])
+            for side in ("older", "newer")
+        )
+        comparison = comparisons.comparison_start(
+            older=older, newer=newer, requested_by=request.user
+        )
+        return Response(s.ComparisonSerializer(comparison).data, status=status.HTTP_201_CREATED)
+
+    @extend_schema(
+        responses={
+            (200, "application/octet-stream"): OpenApiResponse(
+                description="the file as uploaded (a .py or a .zip), named in Content-Disposition"
+            )
+        }
+    )
+    @action(detail=True, methods=["get"], url_path=r"versions/(?P<number>[0-9]{1,9})/code")
+    def version_code(
+        self, request: Request, pk: str | None = None, number: str | None = None
+    ) -> HttpResponse:
+        """The code of a version, as uploaded: its owner's alone (``bidel reproduce`` runs
+        it again); anyone else gets 404, as for a version that does not exist."""
+        bot = self.get_object()
+        if not selectors.can_see_logs(request.user, bot):
+            raise exceptions.NotFound("No BotVersion matches the given query.")
+        version = selectors.version_code(bot=bot, number=int(number or 0))
+        response = HttpResponse(bytes(version.code), content_type="application/octet-stream")
+        response["Content-Disposition"] = content_disposition_header(
+            as_attachment=True, filename=version.filename
+        )
+        return response
 
 
 class LadderViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
@@ -280,16 +530,13 @@ class MatchViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Ge
         match = self.get_object()
         if match.record is None:
             raise exceptions.NotFound("the match has not finished")
-        record = {k: v for k, v in match.record.items() if k != "seats"}
-        for seat in record.get("seats", []):
-            seat.pop("stderr", None)
-        return Response(record)
+        return Response(selectors.match_public_record(match))
 
     @extend_schema(responses={200: dict})
     @action(detail=True, methods=["get"], permission_classes=[permissions.IsAuthenticated])
     def logs(self, request: Request, pk: str | None = None) -> Response:
         match = self.get_object()
-        own = selectors.match_logs(selectors.match_seats(match), request.user)
+        own = selectors.match_logs(selectors.match_seats(match), request.user, match.record)
         return Response({"match": match.pk, "seats": own})
 
 

@@ -1,11 +1,12 @@
-"""Template helpers for the two languages: numbers in Persian digits on Persian pages.
+"""Template helpers for the two languages: numbers in Persian digits on Persian pages, and
+indexes counted from 1 as people count them.
 
 >>> from django.utils import translation
 >>> with translation.override("fa"):
-...     digits(1555), digits("12.5"), digits(None)
-('۱۵۵۵', '۱۲٫۵', '')
->>> digits(1555)
-'1555'
+...     digits(1555), digits("12.5"), digits(None), one_based(0)
+('۱۵۵۵', '۱۲٫۵', '', '۱')
+>>> digits(1555), one_based(0), one_based(None)
+('1555', '1', '')
 """
 
 from __future__ import annotations
@@ -28,3 +29,10 @@ def digits(value: Any) -> str:
         return ""
     text = str(value)
     return text.translate(_PERSIAN) if (get_language() or "").startswith("fa") else text
+
+
+@register.filter
+def one_based(index: int | None) -> str:
+    """A 0-based index (a seat, a hand, a place, a table: what the models, the records and the
+    API store) as a person counts it, from 1, in the page's digits."""
+    return "" if index is None else digits(index + 1)

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from django.conf import settings
 
 from tests.support import PROJECT_DIR, _stop_group
 
@@ -81,6 +82,7 @@ def web_server(env: Mapping[str, str]) -> Iterator[Server]:
         "--port=0",
         "--workers=2",
         "--ws=websockets-sansio",
+        f"--ws-max-size={settings.WS_MESSAGE_MAX_BYTES}",  # as production
         "--lifespan=off",
     ]
     process = subprocess.Popen(

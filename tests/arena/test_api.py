@@ -205,6 +205,41 @@ def test_schema_and_docs() -> None:
     assert APIClient().get("/api/docs/").status_code == 200
 
 
+def test_the_schema_is_json_or_yaml_by_format_while_format_still_filters_tournaments() -> None:
+    import json
+
+    import yaml
+
+    from arena import tournaments
+
+    as_json = APIClient().get("/api/schema/", {"format": "json"})
+    assert as_json.status_code == 200
+    assert as_json["Content-Type"].startswith("application/vnd.oai.openapi+json")
+    assert json.loads(as_json.content)["openapi"].startswith("3.")
+    for query in ({"format": "yaml"}, {}):  # YAML is the default, as before
+        as_yaml = APIClient().get("/api/schema/", query)
+        assert as_yaml.status_code == 200 and not as_yaml.content.lstrip().startswith(b"{")
+        assert yaml.safe_load(as_yaml.content)["openapi"] == json.loads(as_json.content)["openapi"]
+    refused = APIClient().get("/api/schema/", {"format": "xml"})
+    assert refused.status_code == 400 and list(yaml.safe_load(refused.content)) == ["format"]
+    operation = json.loads(as_json.content)["paths"]["/api/schema/"]["get"]
+    documented = {p["name"]: p["schema"] for p in operation["parameters"]}
+    assert documented["format"]["enum"] == ["json", "yaml"]
+
+    robin = tournaments.tournament_create(
+        name="Robin", format="round_robin", bots=["random", "low", "heuristic", "montecarlo"]
+    )
+    test = tournaments.tournament_create(
+        name="Test", format="match_test", bots=["low", "heuristic"]
+    )
+    for name, expected in (("round_robin", [robin.pk]), ("match_test", [test.pk])):
+        listed = APIClient().get("/api/tournaments/", {"format": name})
+        assert listed.status_code == 200 and listed["Content-Type"] == "application/json"
+        assert [t["id"] for t in listed.json()["results"]] == expected
+    unknown = APIClient().get("/api/tournaments/", {"format": "json"})  # a filter here, too
+    assert unknown.status_code == 400 and list(unknown.json()) == ["format"]
+
+
 def test_rankings_query_count_does_not_grow_with_matches(django_assert_max_num_queries) -> None:  # type: ignore[no-untyped-def]
     import random as stdlib_random
 
@@ -312,7 +347,7 @@ def test_list_filters_are_in_the_schema_and_refuse_bad_values_in_the_one_error_s
 
     schema = yaml.safe_load(APIClient().get("/api/schema/").content)
     params = {p["name"] for p in schema["paths"]["/api/matches/"]["get"]["parameters"]}
-    assert {"ladder", "bot", "opponent", "status", "kind", "tournament", "page"} <= params
+    assert {"ladder", "bot", "version", "opponent", "status", "kind", "tournament"} <= params
     params = {p["name"] for p in schema["paths"]["/api/bots/"]["get"]["parameters"]}
     assert {"search", "owner"} <= params
     params = {p["name"] for p in schema["paths"]["/api/tournaments/"]["get"]["parameters"]}
@@ -332,6 +367,62 @@ def test_list_filters_are_in_the_schema_and_refuse_bad_values_in_the_one_error_s
         ), body
     matches = APIClient().get("/api/matches/", {"opponent": "low", "kind": "challenge"})
     assert matches.status_code == 200
+
+
+def test_matches_filter_by_a_bots_version_number_at_one_seat() -> None:
+    bots = []
+    for username in ("ada", "eve"):
+        client = _signed_in(username)
+        bot = client.post("/api/bots/", {"name": f"{username}-bot"}).json()
+        for number in (1, 2):
+            _upload(client, bot["id"])
+            services.version_validate(
+                version_id=BotVersion.objects.get(bot_id=bot["id"], number=number).pk
+            )
+        bots.append(bot["id"])
+    ada, eve = bots
+
+    def played(*numbers: tuple[int, int]) -> int:
+        seats = [
+            services.SeatSpec(version=BotVersion.objects.get(bot_id=bot, number=number))
+            for bot, number in numbers
+        ]
+        match = services.match_create(
+            kind=Match.Kind.CHALLENGE,
+            hands=1,
+            seed=3,
+            seats=seats + [services.SeatSpec(builtin=b) for b in ("low", "random")],
+        )
+        assert services.match_run(match_id=match.pk).status == Match.Status.FINISHED
+        return match.pk
+
+    ada1_eve2, ada2_eve1, ada2 = (
+        played((ada, 1), (eve, 2)),
+        played((ada, 2), (eve, 1)),
+        played((ada, 2), (ada, 2)),
+    )
+
+    def listed(**query: Any) -> list[int]:
+        response = APIClient().get("/api/matches/", query)
+        assert response.status_code == 200, response.json()
+        return sorted(m["id"] for m in response.json()["results"])
+
+    assert listed(bot=ada, version=1) == [ada1_eve2]
+    # the bot and the number at one seat (eve's v2 beside ada's v1 is not ada's v2), and a
+    # match once however many of its seats the version holds
+    assert listed(bot=ada, version=2) == [ada2_eve1, ada2]
+    assert listed(bot=eve, version=2) == [ada1_eve2]
+    assert listed(bot=eve, version=1, opponent=ada) == [ada2_eve1]
+    assert listed(bot=ada, version=3) == []
+    assert listed(bot=ada) == [ada1_eve2, ada2_eve1, ada2]
+    alone = APIClient().get("/api/matches/", {"version": 1})
+    assert alone.status_code == 400 and list(alone.json()) == ["version"]
+    assert "bot" in alone.json()["version"][0]
+    for bad in ("0", "x", " 1", "٣", "1" * 10):
+        refused = APIClient().get("/api/matches/", {"bot": ada, "version": bad})
+        assert refused.status_code == 400 and list(refused.json()) == ["version"], bad
+    refused = APIClient().get("/api/matches/", {"bot": "x", "version": 1})
+    assert refused.status_code == 400 and list(refused.json()) == ["bot"]
 
 
 def test_a_form_encoded_challenge_takes_bot_ids_as_the_json_one_does() -> None:

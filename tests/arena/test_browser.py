@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 
 from engine.record import replay, verify
+from hearts_runner.config import PEOPLE_QUEUE
 from tests.arena.browser import (
     ARTIFACTS,
     CHROMIUM,
@@ -134,6 +135,7 @@ def _pages(world: World) -> dict[str, str]:
         "tournament": f"/tournaments/{world.tournament}/",
         "signup": "/signup/",
         "login": "/login/",
+        "password-reset": "/password-reset/",
         "tournaments": "/tournaments/",
         "bots": "/bots/",
         "matches": "/matches/",
@@ -153,6 +155,7 @@ PAGE_NAMES = [
     "tournament",
     "signup",
     "login",
+    "password-reset",
     "tournaments",
     "bots",
     "matches",
@@ -183,6 +186,7 @@ def test_page_loads_with_real_data_fits_and_is_screenshotted(
             "tournament": "Autumn cup",
             "signup": "Sign up",
             "login": "Log in",
+            "password-reset": "Choose a new password",
             "tournaments": "Tournaments",
             "bots": "Bots",
             "matches": "Matches",
@@ -429,11 +433,14 @@ def test_replay_marks_a_moon_shot(tab: Tab, world: World) -> None:
     tab.shoot("replay-moon")
 
 
-def test_replay_marks_faults(tab: Tab, world: World) -> None:
+def test_replay_marks_faults_counting_hands_and_seats_from_1(tab: Tab, world: World) -> None:
     tab.open(f"/matches/{world.fault_match}/")
-    fault = tab.page.locator('#table .seat[data-seat="0"] .fault')
-    assert re.search(r"1 fault\(s\): illegal in hand 0", fault.inner_text())
+    first = tab.page.locator('#table .seat[data-seat="0"]')  # the record's seat 0: a person's 1
+    fault = first.locator(".fault")
+    assert re.search(r"1 fault\(s\): illegal in hand 1\b", fault.inner_text())
     assert tab.page.locator("#table .fault").count() == 1
+    titles = tab.page.locator("#table .seat h3").all_inner_texts()
+    assert [re.findall(r"· seat (\d+) ·", t) for t in titles] == [["1"], ["2"], ["3"], ["4"]]
 
 
 # --- signed in -------------------------------------------------------------------------------
@@ -447,12 +454,12 @@ def test_owner_sees_validation_and_stderr_logs_others_do_not(
     page = tab.page
     page.get_by_text("Validation log of version 2").click()
     assert "illegal" in page.locator("details[open] pre").first.inner_text()
-    stderr = page.locator("details", has_text=f"Match {world.replay_match}, seat 0")
+    stderr = page.locator("details", has_text=f"Match {world.replay_match}, seat 1")
     stderr.locator("summary").click()
     assert "ducking" in stderr.locator("pre").inner_text()
     tab.shoot("bot-owner-logs")
     tab.open(f"/matches/{world.fault_match}/")
-    assert "about to cheat" in (page.locator("details", has_text="Seat 0").text_content() or "")
+    assert "about to cheat" in (page.locator("details", has_text="Seat 1:").text_content() or "")
     anonymous = Tab(browser, server, DESKTOP)
     anonymous.open(f"/matches/{world.fault_match}/")
     assert "about to cheat" not in anonymous.page.content()
@@ -525,11 +532,10 @@ def test_author_signs_up_uploads_and_challenges_through_the_forms(tab: Tab, worl
 def test_the_api_token_is_copied_with_one_click(tab: Tab, world: World) -> None:
     tab.log_in(world.owner)
     page = tab.page
-    if page.locator("#token").count() == 0:
-        page.get_by_role("button", name="Make a token").click()
+    page.get_by_role("button", name="Make a token").click()  # its key shows on that answer only
     tab.context.grant_permissions(["clipboard-read", "clipboard-write"])
     token = page.locator("#token").input_value()
-    assert len(token) == 40
+    assert len(token) == 43
     page.get_by_role("button", name="Copy").click()
     page.locator("#copy-status").filter(has_text="Copied.").wait_for()
     assert page.evaluate("navigator.clipboard.readText()") == token
@@ -585,6 +591,7 @@ def test_replay_in_persian_steps_by_keyboard_the_way_the_page_reads(
         assert status.inner_text() == first
         seats = page.locator("#table .seat h3").all_inner_texts()
         assert seats and all("جایگاه" in text for text in seats), seats
+        assert "جایگاه ۱ ·" in seats[0] and "جایگاه ۴ ·" in seats[3], seats  # from 1, Persian
         assert _axe_violations(page) == []
         tab.shoot("fa-replay")
         assert not tab.problems, tab.problems
@@ -704,8 +711,9 @@ def test_a_second_browser_watches_a_bot_match_live_within_a_second(tab: Tab, wor
     tab.shoot("live-match-finished")
 
 
-def _persons_game_as_hakem(world: World, rules: str) -> str:
-    """A person's game (seat 0) dealt so that seat 0 is the hakem; its page's token."""
+def _persons_game_as_hakem(world: World, rules: str) -> tuple[int, str]:
+    """A person's game (seat 0) dealt so that seat 0 is the hakem: its match and its seat's
+    secret (what the seat cookie holds)."""
     from engine.rules import RuleSet
     from engine.state import GameState
 
@@ -715,9 +723,10 @@ def _persons_game_as_hakem(world: World, rules: str) -> str:
         "opponents = [services.SeatSpec(builtin=b) for b in ('heuristic', 'montecarlo', 'low')]\n"
         "match, token = services.human_game_create(user=None, opponents=opponents, "
         f"rules={rules!r}, hands=1, seed={seed})\n"
-        "print(token)\n"
+        "print(match.pk, token)\n"
     )
-    return _in_world(world, code)
+    number, token = _in_world(world, code).split()
+    return int(number), token
 
 
 PLAY_STATE = """() => ({
@@ -762,7 +771,7 @@ def test_a_person_plays_a_whole_hand_by_keyboard_and_mouse_and_a_reload_resumes(
     with celery_worker(
         env=world.env,
         hostname=f"person-{rules}@browser",
-        queues=["celery", "runner"],
+        queues=["celery", "runner", PEOPLE_QUEUE],
         concurrency=2,
     ):
         if rules == "standard":  # through the form, as anyone would
@@ -770,9 +779,17 @@ def test_a_person_plays_a_whole_hand_by_keyboard_and_mouse_and_a_reload_resumes(
             page.get_by_label("Rules").select_option(rules)
             page.get_by_label("Hands").fill("1")
             page.get_by_role("button", name="Sit down").click()
-            page.wait_for_url(re.compile(r"/play/[\w-]+/$"))
+            page.wait_for_url(re.compile(r"/play/\d+/$"))
+            cookies = {c["name"]: c for c in tab.context.cookies()}
+            seat = cookies["bidel_seat"]  # the secret: in a cookie no script reads, not the URL
+            assert seat["httpOnly"] and seat["sameSite"] == "Strict"
+            assert seat["value"] not in page.url
         else:  # dealt so that the person is the hakem: they declare trumps too
-            tab.open(f"/play/{_persons_game_as_hakem(world, rules)}/")
+            number, token = _persons_game_as_hakem(world, rules)
+            tab.context.add_cookies(
+                [{"name": "bidel_seat", "value": token, "url": server.url, "httpOnly": True}]
+            )
+            tab.open(f"/play/{number}/")
         page.wait_for_function(WAIT_FOR_A_QUESTION, timeout=120_000)
         if rules == "standard":  # the rest of this game on a phone's screen
             page.set_viewport_size(PHONE)

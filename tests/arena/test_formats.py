@@ -74,8 +74,11 @@ def test_a_format_added_as_one_class_plays_to_its_own_end(king: Any) -> None:
             "tournament_entry_id", flat=True
         )
     )
-    king_entry = finished.entries.get(pk=wins.most_common(1)[0][0])
-    assert wins[king_entry.pk] == 2 and finished.outcome == f"{king_entry.label} won two tables"
+    # (a shared first place is a win for each: two entries may reach their second at once,
+    # and the format crowns one of them)
+    kings = [e for e in finished.entries.all() if wins[e.pk] >= 2]
+    assert kings and all(wins[e.pk] == 2 for e in kings), wins
+    assert finished.outcome in {f"{e.label} won two tables" for e in kings}
     # The hill keeps its best: round 1 seats the first three entries, and the fourth, never
     # seated, never gets a place in the standing that picks the next tables.
     seated = [{s.tournament_entry_id for s in m.seats.all()} for m in played]

@@ -11,12 +11,11 @@ from typing import Any
 import pytest
 from django.contrib.auth import get_user_model
 from django.test import Client
-from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 from rest_framework.throttling import ScopedRateThrottle
 
 from arena import services
-from arena.models import Match
+from arena.models import ApiToken, Match
 
 pytestmark = pytest.mark.django_db
 
@@ -66,6 +65,11 @@ def _web(user: Any = None) -> Client:
         ({"rules": {"preset": "standard", "queen_points": 10**12}}, "limited to -100 to 100"),
         ({"rules": {"preset": "standard", "heart_points": [-1000] * 13}}, "limited to -100"),
         ({"rules": {"preset": "standard", "moon_points": 10**9}}, "limited to -100 to 100"),
+        ({"rules": {"preset": "standard", "heart_points": [0] * 13, "queen_points": 0}}, "never"),
+        (
+            {"rules": {"preset": "omnibus", "heart_points": [-1] * 13, "queen_points": -13}},
+            "give a number of hands",
+        ),
         ({"hands": 51}, "less than or equal to 50"),
         ({"hands": 10**30}, "less than or equal to 50"),
         ({"seats": ["low"] * 12}, "no more than 11"),
@@ -208,16 +212,17 @@ def test_the_token_endpoint_is_throttled_per_address(monkeypatch: pytest.MonkeyP
     assert refused.status_code == 429 and "Retry-After" in refused
 
 
-def test_the_token_rotation_is_throttled_per_user(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_making_tokens_on_the_account_page_is_throttled_per_user(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     monkeypatch.setitem(ScopedRateThrottle.THROTTLE_RATES, "token", "2/hour")
     user = _user()
     web = _web(user)
-    assert web.post("/account/").status_code == 302
-    assert web.post("/account/").status_code == 302
-    key = Token.objects.get(user=user).key
+    assert web.post("/account/").status_code == 200
+    assert web.post("/account/").status_code == 200
     refused = web.post("/account/")
     assert refused.status_code == 429 and "Request was throttled." in refused.content.decode()
-    assert Token.objects.get(user=user).key == key  # no new token
+    assert ApiToken.objects.filter(user=user).count() == 2  # no third token
 
 
 def test_five_failed_log_ins_lock_the_username_from_that_address_at_both_doors(

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import re
+import time
 import uuid
 from pathlib import Path
 from typing import Any
@@ -251,9 +253,6 @@ def test_a_file_feed_is_followed_and_kept(tmp_path: Path) -> None:
 
 
 def test_a_file_feeds_folder_sheds_the_feeds_nothing_wrote_to_for_hours(tmp_path: Path) -> None:
-    import os
-    import time
-
     feed = FileFeed(tmp_path / "live")
     for key in ("match-1", "match-2"):
         Publisher(feed, key, "r")({"type": "table"})
@@ -262,6 +261,95 @@ def test_a_file_feeds_folder_sheds_the_feeds_nothing_wrote_to_for_hours(tmp_path
     Publisher(feed, "match-3", "r")  # a runner starting a match sweeps the folder
     assert not feed.path("match-1").exists()
     assert feed.history("match-2") and feed.path("match-3").exists()
+
+
+def _feed_of(feed: FileFeed, key: str, size: int, *, written: float | None = None) -> None:
+    """A feed of about ``size`` bytes, as a runner writes it (last written at ``written``)."""
+    publisher = Publisher(feed, key, "r")
+    while not feed.path(key).exists() or feed.path(key).stat().st_size < size:
+        publisher({"type": "frame", "pad": "x" * 200})
+    if written is not None:
+        os.utime(feed.path(key), (written, written))
+
+
+def _over(feed: FileFeed, key: str, at: float) -> None:
+    """The platform's word that ``key``'s match is over for good, as said at ``at``."""
+    feed.retire(key, feeds.RETIRED_TTL_SECONDS)
+    os.utime(feed.mark(key), (at, at))
+
+
+def test_finished_feeds_go_after_their_grace_and_a_live_one_stays(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from arena import tasks
+
+    monkeypatch.setenv("BIDEL_VAR_DIR", str(tmp_path))
+    monkeypatch.delenv("REDIS_URL", raising=False)
+    feeds.shared_feed.cache_clear()  # the feed of this environment: tmp_path/live
+    try:
+        feed = feeds.shared_feed()
+        assert isinstance(feed, FileFeed) and feed.folder == tmp_path / "live"
+        for key in ("match-1", "match-2", "match-3"):
+            Publisher(feed, key, "r")({"type": "table"})
+        feeds.announce("match-1", {"type": "stored", "status": "finished"}, final=True)
+        feeds.announce("match-2", {"type": "stored", "status": "queued"})  # to be played again
+        feed.retire("match-3", 0)  # over, its grace already spent
+        assert tasks.live_feeds_sweep() == 1  # the platform's periodic sweep
+        assert not feed.path("match-3").exists() and not feed.mark("match-3").exists()
+        assert json.loads(feed.history("match-1")[-1])["status"] == "finished"  # its grace
+        assert feed.history("match-2")
+        later = time.time() + feeds.RETIRED_TTL_SECONDS + 1
+        assert feed.sweep(now=later) == 1
+        assert not feed.path("match-1").exists() and not feed.mark("match-1").exists()
+        assert feed.history("match-2")  # live: never swept until quiet for TTL_SECONDS
+        assert feed.sweep(now=time.time() + feeds.TTL_SECONDS + 1) == 1
+        assert os.listdir(feed.folder) == []
+    finally:
+        feeds.shared_feed.cache_clear()
+
+
+def test_a_runner_opening_a_feed_sweeps_the_finished_and_a_replayed_key_is_live_again(
+    tmp_path: Path,
+) -> None:
+    feed = FileFeed(tmp_path / "live")
+    for key in ("match-1", "match-2"):
+        Publisher(feed, key, "r")({"type": "table"})
+        feed.retire(key, 0)
+    Publisher(feed, "match-2", "r2")({"type": "table"})  # a new run: its mark goes
+    assert not feed.path("match-1").exists()
+    assert feed.history("match-2") and not feed.mark("match-2").exists()
+    # an event after the mark (a late runner's) makes a feed live again, as in Redis
+    _feed_of(feed, "match-3", 100, written=time.time())
+    _over(feed, "match-3", at=time.time() - 10)
+    assert feed.sweep(now=time.time() + feeds.RETIRED_TTL_SECONDS + 1) == 0
+    assert feed.history("match-3") and not feed.mark("match-3").exists()
+
+
+def test_a_file_feeds_folder_is_held_to_its_size_oldest_finished_first(tmp_path: Path) -> None:
+    feed = FileFeed(tmp_path / "live")  # (its own size: far off)
+    now = time.time()
+    _feed_of(feed, "match-9", 3_000)  # being played
+    for n, key in enumerate(("match-1", "match-2", "match-3")):  # finished, 1 first
+        _feed_of(feed, key, 2_000, written=now - 60 + n)
+        _over(feed, key, at=now - 60 + n + 0.5)
+    sizes = {p.stem: p.stat().st_size for p in feed.folder.glob("*.jsonl")}
+    assert sum(sizes.values()) > 6_000 + sizes["match-1"]  # two must go
+    assert FileFeed(feed.folder, max_bytes=6_000).sweep() == 2
+    kept = {p.stem: p.stat().st_size for p in feed.folder.glob("*.jsonl")}
+    assert sorted(kept) == ["match-3", "match-9"] and sum(kept.values()) <= 6_000
+    assert sorted(p.stem for p in feed.folder.glob("*.over")) == ["match-3"]
+    # past the size with live feeds alone: the finished go, never a live one
+    assert FileFeed(feed.folder, max_bytes=1_000).sweep() == 1
+    assert [p.stem for p in feed.folder.glob("*.jsonl")] == ["match-9"]
+    assert feed.history("match-9")
+
+
+def test_the_file_feeds_size_is_a_setting(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("BIDEL_LIVE_FILES_MAX_BYTES", "1000")
+    assert feeds.live_files_max_bytes() == 1000
+    monkeypatch.setenv("BIDEL_LIVE_FILES_MAX_BYTES", "0")
+    with pytest.raises(ValueError, match="BIDEL_LIVE_FILES_MAX_BYTES must be a positive"):
+        feeds.live_files_max_bytes()
 
 
 @requires_redis
@@ -284,6 +372,7 @@ def test_a_feed_whose_match_is_over_for_good_is_dropped_soon(
         events = [json.loads(line) for line in feed.history(key)]
         assert [e["seq"] for e in events] == list(range(7)) and events[-1]["status"] == "finished"
         assert 0 < feed.client.ttl(feed.name(key)) <= feeds.RETIRED_TTL_SECONDS
+        assert feed.sweep() == 0  # Redis expires its keys itself
     finally:
         feed.client.delete(feed.name(key))
 
@@ -344,6 +433,9 @@ def _person_seat(tmp_path: Path, answer: Any) -> tuple[Any, list[dict[str, Any]]
             text = mailbox.take("t", timeout)
             return None if text is None else json.loads(text)
 
+        def present(self) -> bool:
+            return True  # the page stays open (the away limit is tests/arena/test_play_limits)
+
     return (lambda participant: PersonPlayer(Page())), sent
 
 
@@ -393,40 +485,60 @@ def test_the_sockets_refuse_unknown_games_and_pass_only_well_formed_answers() ->
     from hearts_platform.asgi import application
     from hearts_runner.live import shared_mailbox
 
-    _, token = services.human_game_create(
+    match, token = services.human_game_create(
         user=None, opponents=[services.SeatSpec(builtin="low")] * 3
     )
 
-    def socket(path: str) -> ApplicationCommunicator:  # a browser's WebSocket, over ASGI
+    def socket(path: str, cookie: str = "") -> ApplicationCommunicator:  # a browser's, over ASGI
+        headers = [(b"host", b"localhost"), (b"origin", b"http://localhost")]
+        if cookie:
+            headers.append((b"cookie", f"bidel_seat={cookie}".encode()))
         scope = {
             "type": "websocket",
             "path": path,
             "raw_path": path.encode(),
             "query_string": b"",
-            "headers": [(b"host", b"localhost"), (b"origin", b"http://localhost")],
+            "headers": headers,
             "subprotocols": [],
             "client": ("127.0.0.1", 50000),
             "server": ("127.0.0.1", 8000),
         }
         return ApplicationCommunicator(application, scope)
 
+    async def refused(number: int, cookie: str = "") -> None:
+        """Not this visitor's seat: told so after the handshake, then closed (4403)."""
+        other = socket(f"/ws/play/{number}/", cookie)
+        await other.send_input({"type": "websocket.connect"})
+        assert (await other.receive_output(10))["type"] == "websocket.accept"
+        said = json.loads((await other.receive_output(10))["text"])
+        assert said == {"type": "refused", "match": number}
+        closed = await other.receive_output(10)
+        assert (closed["type"], closed.get("code")) == ("websocket.close", 4403)
+
     async def scenario() -> None:
-        for path in ("/ws/play/no-such-token/", "/ws/matches/999999/live/"):
-            unknown = socket(path)
+        # The old address with the secret in it is no socket at all, as unknown games are.
+        for path in (f"/ws/play/{token}/", "/ws/play/no-such/", "/ws/matches/999999/live/"):
+            unknown = socket(path, token)
             await unknown.send_input({"type": "websocket.connect"})
             closed = await unknown.receive_output(10)
             assert (closed["type"], closed.get("code")) == ("websocket.close", 4404), path
-        seat = socket(f"/ws/play/{token}/")
+        await refused(match.pk)  # no seat cookie
+        await refused(match.pk, "not-the-secret")
+        await refused(match.pk + 1000, token)  # the secret of another game
+        seat = socket(f"/ws/play/{match.pk}/", token)
         await seat.send_input({"type": "websocket.connect"})
         assert (await seat.receive_output(10))["type"] == "websocket.accept"
         hello = json.loads((await seat.receive_output(10))["text"])
         assert (hello["type"], hello["seat"], hello["status"]) == ("hello", 0, "queued")
+        assert hello["match"] == match.pk and token not in json.dumps(hello)
         for junk in (
             "not JSON",
             "[1, 2]",
             json.dumps({"action": "2C"}),  # no question number
             json.dumps({"id": "1", "action": "2C"}),  # not an integer
             json.dumps({"id": 1, "action": "x" * 5000}),  # longer than any answer
+            "[" * 999 + "]" * 999,  # nested past any parser's recursion, within the length
+            json.dumps({"id": 1, "action": [[[[[[[[[[[[[[[[[["2C"]]]]]]]]]]]]]]]]]]}),
         ):
             await seat.send_input({"type": "websocket.receive", "text": junk})
         answer = json.dumps({"id": 1, "action": "2C", "more": "dropped"})

@@ -163,6 +163,7 @@ def test_tournament_page_standings_crosstable_and_refresh() -> None:
     assert page.count('class="interval"') == 4 and "Crosstable" in page
     assert page.count("/4</td>") == 12  # every pair met at all four tables of the rotation
     assert page.count('href="/matches/') == 4 + 1  # the four tables, and the header's index
+    assert "Round 1, table 1, rotation 1" in page and "rotation 0" not in page  # from 1
 
 
 def _bot_with_history(matches: int, rng: random.Random) -> tuple[Any, Any, Any]:
@@ -391,15 +392,19 @@ def _sit_down(client: Client, rules: str = "hokm_40") -> tuple[Match, str]:
         },
     )
     assert response.status_code == 302, response.content.decode()[-2000:]
-    token = response["Location"].strip("/").split("/")[-1]
-    match = Match.objects.get(seats__human_token=token)
+    match = Match.objects.get(pk=int(response["Location"].strip("/").split("/")[-1]))
+    cookie = response.cookies["bidel_seat"]
+    assert cookie["httponly"] and cookie["samesite"] == "Strict" and cookie["path"] == "/"
+    token = cookie.value
+    assert token not in response["Location"]
     return match, token
 
 
 def test_anyone_sits_down_against_bots_and_the_runner_gets_a_persons_seat() -> None:
     from arena.jobs import _match_job
 
-    match, token = _sit_down(Client())
+    client = Client()
+    match, token = _sit_down(client)
     assert match.kind == Match.Kind.HUMAN and match.requested_by is None and match.ladder is None
     assert match.hands == 1
     seats = list(match.seats.order_by("seat"))
@@ -408,10 +413,13 @@ def test_anyone_sits_down_against_bots_and_the_runner_gets_a_persons_seat() -> N
     job = _match_job(match)
     assert job.live == "bystander"  # its spectators see what a bystander sees
     assert job.seats[0].human == token and job.seats[1].builtin == "heuristic"
-    page = Client().get(f"/play/{token}/").content.decode()
-    assert f'data-play="/ws/play/{token}/"' in page
+    page = client.get(f"/play/{match.pk}/").content.decode()
+    assert f'data-play="/ws/play/{match.pk}/"' in page and token not in page
     assert f'data-live="/ws/matches/{match.pk}/live/"' in page
-    assert Client().get("/play/not-a-token/").status_code == 404
+    # Another browser is refused the seat; the old address (the secret in the path) is gone.
+    assert Client().get(f"/play/{match.pk}/").status_code == 404
+    assert Client().get(f"/play/{token}/")["Location"] == "/play/"
+    assert Client().get("/play/999999/").status_code == 404  # no such game
     # The match's public page never carries the person's token.
     assert token not in Client().get(f"/matches/{match.pk}/").content.decode()
     assert token not in Client().get(f"/api/matches/{match.pk}/").content.decode()
@@ -433,7 +441,11 @@ def test_a_signed_in_person_finds_their_games_on_their_account(django_user_model
     match, token = _sit_down(client, "standard")
     assert match.seats.get(seat=0).person == user and match.requested_by == user
     page = client.get("/account/").content.decode()
-    assert f'href="/play/{token}/"' in page
+    assert f'href="/play/{match.pk}/"' in page and token not in page
+    # Signed in in another browser (no seat cookie): the same seat.
+    elsewhere = Client()
+    elsewhere.force_login(user)
+    assert elsewhere.get(f"/play/{match.pk}/").status_code == 200
 
 
 def test_a_persons_game_holds_its_claim_for_hours_not_minutes() -> None:
@@ -458,3 +470,85 @@ def test_a_bot_page_offers_to_play_against_the_bot() -> None:
     assert 'href="/play/?opponent=ida-bot"' in page
     form = Client().get("/play/?opponent=ida-bot").content.decode()
     assert 'id="id_opponent1" name="opponent1" type="text" value="ida-bot"' in form
+
+
+#: Plays a card it does not hold at its first decision of every hand: a fault in each hand.
+FAULTY_BOT = b"""\
+import sys
+from bots_sdk import Bot, lowest
+
+
+class Faulty(Bot):
+    def pass_cards(self, view):
+        return view.hand[:3]
+
+    def play(self, view):
+        if len(view.hand) == 13:
+            print("about to cheat", file=sys.stderr)
+            return next(c for c in ("2C", "3C", "4C", "5C") if c not in view.hand)
+        return lowest(view.legal)
+"""
+
+
+def _faulty_match() -> tuple[Any, Any, Match]:
+    """ada's bot, FAULTY_BOT, at the first seat of a finished one-hand challenge."""
+    owner = services.user_create(username="ada", password="a long passphrase")
+    bot = services.bot_create(owner=owner, name="ada-bot")
+    faulty = services.version_upload(bot=bot, user=owner, filename="bot.py", data=FAULTY_BOT)
+    match = services.match_create(
+        kind=Match.Kind.CHALLENGE,
+        seats=[services.SeatSpec(version=faulty)]
+        + [services.SeatSpec(builtin=b) for b in ("random", "low", "heuristic")],
+        hands=1,
+        seed=5,
+        requested_by=owner,
+    )
+    services.match_run(match_id=match.pk)
+    return owner, bot, match
+
+
+def test_pages_count_seats_and_hands_from_1_while_the_json_keeps_indexes() -> None:
+    owner, bot, match = _faulty_match()
+    client = Client()
+    client.force_login(owner)
+    page = client.get(f"/matches/{match.pk}/").content.decode()
+    # What the replay viewer reads stays the record's: the fault of the first seat in the first
+    # hand is at index 0 (replay.js says "illegal in hand 1": tests/arena/test_browser.py).
+    faults = _frames(page)["faults"]
+    assert [(f["class"], f["hand"]) for f in faults[0]] == [("illegal", 0)]
+    assert faults[1:] == [[], [], []]
+    seats = re.search(r"<caption>Seats</caption>.*?<tbody>(.*?)</tbody>", page, re.S)
+    assert seats and re.findall(r"<tr><td>(\d+)</td>", seats.group(1)) == ["1", "2", "3", "4"]
+    assert "Seat 1: ada-bot" in page and "Seat 0" not in page  # the owner's stderr
+    assert f"Match {match.pk}, seat 1<" in client.get(f"/bots/{bot.pk}/").content.decode()
+    persian = Client(HTTP_ACCEPT_LANGUAGE="fa")
+    persian.force_login(owner)
+    page = persian.get(f"/matches/{match.pk}/").content.decode()
+    assert "جایگاه ۱: ada-bot" in page and "<tr><td>۱</td>" in page and "<tr><td>۰</td>" not in page
+    # A person's own game: the first seat is theirs, seat 1 to them.
+    player = Client()
+    game, _ = _sit_down(player, "standard")
+    assert game.seats.get(seat=0).human_token
+    mine = player.get(f"/play/{game.pk}/").content.decode()
+    assert f"Match {game.pk}, you sit in seat 1." in mine and 'data-seat="0"' in mine
+
+
+def test_the_owner_reads_the_seats_timeline_on_the_match_page() -> None:
+    """Decision by decision: the time charged, the bank left, the lines written at the very
+    decision that wrote them, the fault where it happened — for the owner alone."""
+    owner, _, match = _faulty_match()
+    client = Client()
+    client.force_login(owner)
+    page = client.get(f"/matches/{match.pk}/").content.decode()
+    table = re.search(r'<table class="timeline">.*?<tbody>(.*?)</tbody>', page, re.S)
+    assert table, "the owner's timeline"
+    rows = re.findall(r"<tr( class=\"fault\")?>(.*?)</tr>", table.group(1), re.S)
+    assert len(rows) == 14  # the pass and thirteen plays
+    faulted, cells = rows[1]  # the first play: the illegal card, and its line
+    assert faulted and "fault: illegal" in cells and "about to cheat" in cells
+    assert "<meter" in cells and re.search(r"<td>1</td><td>1</td><td>play", cells)
+    assert all("about to cheat" not in cells for _, cells in rows[2:])
+    assert not any(mark for mark, _ in rows[2:])
+    other = Client()
+    other.force_login(services.user_create(username="eve", password="a long passphrase"))
+    assert 'class="timeline"' not in other.get(f"/matches/{match.pk}/").content.decode()

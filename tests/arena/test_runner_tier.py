@@ -5,6 +5,7 @@ into rejections with the reason and health red — nothing waits silently."""
 
 from __future__ import annotations
 
+import hashlib
 import os
 import signal
 import subprocess
@@ -60,6 +61,21 @@ class Looker(Bot):
         return view.hand[-3:]
 
     def play(self, view):
+        return lowest(view.legal)
+"""
+
+
+SLOW = """import time
+from bots_sdk import Bot, lowest
+
+
+class Slowpoke(Bot):
+    def pass_cards(self, view):
+        time.sleep(0.3)
+        return view.hand[:3]
+
+    def play(self, view):
+        time.sleep(0.3)
         return lowest(view.legal)
 """
 
@@ -203,15 +219,32 @@ def test_a_runner_killed_mid_match_loses_nothing_and_the_match_is_stored_once(
 ) -> None:
     platform, runner = tiers
     ladder = Ladder.objects.get(name="standard")
+    # A bot that takes 0.3 s a decision: the match lasts 8 s at least, however fast the
+    # machine, so the kill lands mid-match (built-ins alone once finished before it).
+    owner = services.user_create(username="slow", password="a long passphrase")
+    bot = services.bot_create(owner=owner, name="slowpoke", join_ladders=[])
+    code = SLOW.encode()
+    version = BotVersion.objects.create(
+        bot=bot,
+        number=1,
+        filename="bot.py",
+        code=code,
+        sha256=hashlib.sha256(code).hexdigest(),
+        status=BotVersion.Status.ACTIVE,
+    )
+    slow, _ = services.ladder_join(ladder=ladder, bot=bot)
+    builtins = list(ladder.entries.exclude(builtin="").order_by("pk")[:3])
     platform(MATCH_LEASE_SECONDS="3")
     first = runner()
-    entries = ladder.entries.order_by("pk")
     match = services.match_create(
         kind=Match.Kind.LADDER,
         ladder=ladder,
-        hands=6,
+        hands=2,
         rules="standard",
-        seats=[services.SeatSpec(builtin=e.builtin, entry=e) for e in entries],
+        seats=[
+            services.SeatSpec(version=version, entry=slow),
+            *(services.SeatSpec(builtin=e.builtin, entry=e) for e in builtins),
+        ],
     )
     wait_until(lambda: Match.objects.get(pk=match.pk).playing_since, 60, "a runner to begin")
     os.killpg(first.process.pid, signal.SIGKILL)  # the runner and its pool, mid-match
@@ -236,7 +269,8 @@ def test_a_runner_killed_mid_match_loses_nothing_and_the_match_is_stored_once(
     assert verify(done.record)["valid"] and done.seats.exclude(rank=None).count() == 4
     assert done.live_elo_applied
     total = sum(LadderEntry.objects.filter(ladder=ladder).values_list("live_elo", flat=True))
-    assert abs(total - 4 * 1500) < 1e-6  # applied once: live Elo is zero-sum per match
+    entries = LadderEntry.objects.filter(ladder=ladder).count()
+    assert abs(total - entries * 1500) < 1e-6  # applied once: live Elo is zero-sum per match
 
 
 # --- the store, on the real database and the real engine, without a broker ----------------

@@ -41,20 +41,21 @@ def test_no_server_errors_and_responses_match_the_schema(operation) -> None:  # 
     from django.contrib.auth import get_user_model
     from hypothesis import given
     from hypothesis import strategies as st
-    from rest_framework.authtoken.models import Token
     from schemathesis import GenerationMode
     from schemathesis.checks import not_a_server_error
     from schemathesis.specs.openapi.checks import response_schema_conformance
 
+    from arena import services
+
     user, _ = get_user_model().objects.get_or_create(username="fuzzer")
-    token, _ = Token.objects.get_or_create(user=user)
+    _, key = services.token_create(user=user, name="fuzzer")
     cases = st.one_of(*(operation.as_strategy(generation_mode=mode) for mode in GenerationMode))
 
     @given(case=cases)
     @settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck))
     def requests_answer_well(case) -> None:  # type: ignore[no-untyped-def]
         case.call_and_validate(
-            headers={"Authorization": f"Token {token.key}"},  # signed in: the writes are reached
+            headers={"Authorization": f"Token {key}"},  # signed in: the writes are reached
             checks=[not_a_server_error, response_schema_conformance],
         )
 
@@ -67,7 +68,6 @@ def test_every_read_answers_with_real_data_as_its_schema_says() -> None:
     tournament with standings, a ladder with rankings): 200, and the body conforms (the
     fuzzing above mostly meets 404s for ids it made up)."""
     from django.contrib.auth import get_user_model
-    from rest_framework.authtoken.models import Token
     from schemathesis.checks import not_a_server_error
     from schemathesis.specs.openapi.checks import response_schema_conformance
 
@@ -75,7 +75,7 @@ def test_every_read_answers_with_real_data_as_its_schema_says() -> None:
     from arena.models import BotVersion, Ladder
 
     owner = services.user_create(username="reader", password="a long passphrase")
-    token, _ = Token.objects.get_or_create(user=owner)
+    _, key = services.token_create(user=owner, name="reader")
     bot = services.bot_create(owner=owner, name="reader-bot")
     BotVersion.objects.create(
         bot=bot,
@@ -121,7 +121,7 @@ def test_every_read_answers_with_real_data_as_its_schema_says() -> None:
             path_parameters["number"] = 1
         case = operation.Case(path_parameters=path_parameters)
         response = case.call_and_validate(
-            headers={"Authorization": f"Token {token.key}"},
+            headers={"Authorization": f"Token {key}"},
             checks=[not_a_server_error, response_schema_conformance],
         )
         assert response.status_code == 200, (operation.path, response.text[:300])

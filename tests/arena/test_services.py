@@ -7,9 +7,9 @@ import random
 
 import pytest
 from django.core.exceptions import ValidationError
-from django.utils import timezone
+from django.utils import timezone, translation
 
-from arena import jobs, services
+from arena import jobs, selectors, services
 from arena.models import Bot, BotVersion, Ladder, LadderEntry, Match, MatchSeat, Rating
 from arena.uploads import UploadError
 from bots_sdk.sandbox import SandboxUnavailable, default_launcher
@@ -82,11 +82,18 @@ def test_only_the_owner_enters_a_bot_in_a_ladder_once(owner) -> None:  # type: i
     assert created and services.ladder_enter(ladder=ladder, bot=bot, user=owner) == (entry, False)
 
 
-def test_a_token_is_made_once_and_rotated_on_demand(owner) -> None:  # type: ignore[no-untyped-def]
-    token = services.token_obtain(user=owner)
-    assert services.token_obtain(user=owner).key == token.key  # the same one each log-in
-    rotated = services.token_rotate(user=owner)
-    assert rotated.key != token.key and services.token_obtain(user=owner).key == rotated.key
+def test_a_token_is_made_per_log_in_and_renewed_once(owner) -> None:  # type: ignore[no-untyped-def]
+    token, key = services.token_create(user=owner, name="laptop")
+    other, other_key = services.token_create(user=owner, name="ci")
+    assert key != other_key and token.digest != other.digest  # one each, both live
+    assert selectors.api_token_by_key(key) == token and selectors.api_token_by_key("x") is None
+    fresh, fresh_key = services.token_renew(token=token)
+    assert fresh.name == "laptop" and fresh_key != key
+    token.refresh_from_db()
+    assert token.revoked is not None and token.revoked_why == "renewed"
+    with translation.override("en"), pytest.raises(ValidationError, match="revoked already"):
+        services.token_renew(token=token)
+    assert set(selectors.api_tokens_of(owner)) == {fresh, other}
 
 
 def test_validation_activates_good_code_and_rejects_bad(owner) -> None:  # type: ignore[no-untyped-def]
@@ -226,7 +233,7 @@ def test_recompute_ratings_command_reproduces_the_stored_numbers() -> None:
     services.ratings_recompute(ladder=ladder)
     out = StringIO()
     call_command("recompute_ratings", "--check", stdout=out)
-    assert "standard: 4 ratings, identical to the stored ones" in out.getvalue()
+    assert "standard: 4 ratings (0 bot versions), identical to the stored ones" in out.getvalue()
     assert ", 0 differing" in out.getvalue()  # every record replays to its stored scores
     Rating.objects.filter(entry__ladder=ladder).update(rating=1.0)  # tampered
     with pytest.raises(Exception, match="differ from their match log"):

@@ -6,6 +6,7 @@ import io
 import re
 import stat
 import zipfile
+from typing import Any
 
 import pytest
 
@@ -201,3 +202,164 @@ def test_an_oversized_upload_is_stopped_as_it_streams_in_at_both_doors() -> None
     assert not BotVersion.objects.exists()
     after = {p.name for p in Path(spool).iterdir()}
     assert not {n for n in after - before if n.endswith(".upload")}  # nothing spooled to disk
+
+
+# --- a flood of uploads: throttled per user and per bot, a cap on versions waiting -------------
+
+
+def _version(i: int) -> Any:
+    """A distinct version of a good bot (a file object, as a client sends one)."""
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    return SimpleUploadedFile("bot.py", GOOD + f"# version {i}\n".encode())
+
+
+def _owner_with_bots(username: str, count: int) -> tuple[Any, list[Any], Any]:
+    from rest_framework.test import APIClient
+
+    from arena import services
+
+    owner = services.user_create(username=username, password="a long passphrase")
+    bots = [services.bot_create(owner=owner, name=f"{username}-{i}") for i in range(count)]
+    client = APIClient()
+    client.force_authenticate(owner)
+    return owner, bots, client
+
+
+def _upload(client: Any, bot: Any, i: int) -> Any:
+    return client.post(f"/api/bots/{bot.pk}/versions/", {"file": _version(i)}, format="multipart")
+
+
+@pytest.fixture
+def rates(monkeypatch: pytest.MonkeyPatch, settings: Any) -> dict[str, str]:
+    """Small upload rates, and no cap on waiting versions (its own test below)."""
+    from rest_framework.throttling import SimpleRateThrottle
+
+    chosen = {"uploads": "5/hour", "bot_uploads": "3/hour"}
+    for scope, rate in chosen.items():
+        monkeypatch.setitem(SimpleRateThrottle.THROTTLE_RATES, scope, rate)
+    settings.UPLOAD_MAX_WAITING = 100
+    return chosen
+
+
+@pytest.mark.django_db
+def test_uploads_are_throttled_per_bot_and_per_user_at_both_doors(rates: dict[str, str]) -> None:
+    from django.test import Client
+    from rest_framework.test import APIClient
+
+    from arena import services
+    from arena.models import BotVersion
+
+    owner, (first, second), client = _owner_with_bots("ada", 2)
+    # Someone else's attempts at the owner's bot are refused and spend none of its allowance.
+    stranger = APIClient()
+    stranger.force_authenticate(services.user_create(username="eve", password="x long enough"))
+    for i in range(6):
+        assert _upload(stranger, first, i).status_code == 403
+
+    assert [_upload(client, first, i).status_code for i in range(3)] == [201] * 3
+    refused = _upload(client, first, 3)
+    assert refused.status_code == 429 and int(refused["Retry-After"]) > 0
+    assert refused.json()["detail"][0].startswith(
+        "too many new versions of one bot: the limit is 3/hour."
+    ), refused.json()
+    # Another bot of the same owner: the user's allowance (5) is what is left.
+    assert [_upload(client, second, i).status_code for i in range(2)] == [201] * 2
+    refused = _upload(client, second, 2)
+    assert refused.status_code == 429
+    said = refused.json()["detail"][0]
+    assert said.startswith("too many new versions from one user: the limit is 5/hour."), said
+    # The upload page counts in the same allowance.
+    page = Client()
+    page.force_login(owner)
+    answer = page.post(f"/bots/{second.pk}/upload/", {"file": _version(9)})
+    assert answer.status_code == 429
+    assert "too many new versions from one user: the limit is 5/hour" in answer.content.decode()
+    assert BotVersion.objects.filter(bot__owner=owner).count() == 5  # nothing for a refusal
+
+
+@pytest.mark.django_db
+def test_versions_waiting_for_validation_are_capped_per_user(settings: Any) -> None:
+    from arena.models import BotVersion
+
+    settings.UPLOAD_MAX_WAITING = 2
+    owner, bots, client = _owner_with_bots("ada", 2)
+    _, (others,), other_client = _owner_with_bots("grace", 1)
+    assert _upload(client, bots[0], 0).status_code == 201
+    assert _upload(client, bots[1], 1).status_code == 201  # all the user's bots together
+    refused = _upload(client, bots[0], 2)
+    assert refused.status_code == 400, refused.content
+    assert refused.json()["detail"] == [
+        "2 of your versions are waiting for their validation; the limit is 2: upload again "
+        "when one is done"
+    ]
+    assert _upload(other_client, others, 0).status_code == 201  # another user's own cap
+    # One validation done (its outcome whatever): room for one more.
+    done = BotVersion.objects.filter(bot__owner=owner).order_by("pk").first()
+    done.status = BotVersion.Status.REJECTED
+    done.save(update_fields=["status"])
+    assert _upload(client, bots[0], 3).status_code == 201
+    assert _upload(client, bots[0], 4).status_code == 400
+    assert BotVersion.objects.filter(bot__owner=owner).count() == 3
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_flood_of_uploads_is_refused_at_its_limits_while_a_match_still_finishes(
+    settings: Any,
+) -> None:
+    """Forty distinct versions to four bots as fast as a client sends them, before any worker
+    is up: exactly the waiting cap of them is made, then each is refused naming the cap (400)
+    until the user's rate is spent (every attempt counts, as it is counted before its body is
+    read), then naming the rate (429). A real worker then validates the few made while a
+    challenge another user queues meanwhile is played within a minute; the rate still holds."""
+    import time
+
+    from rest_framework.throttling import SimpleRateThrottle
+
+    from arena import services
+    from arena.models import BotVersion, Match
+    from tests.arena.live import wait_until, worker_env
+    from tests.support import celery_worker, purge_queues
+
+    user_rate = int(SimpleRateThrottle.THROTTLE_RATES["uploads"].split("/")[0])
+    bot_rate = int(SimpleRateThrottle.THROTTLE_RATES["bot_uploads"].split("/")[0])
+    waiting_cap = settings.UPLOAD_MAX_WAITING
+    assert waiting_cap < user_rate < 40 and -(-user_rate // 4) < bot_rate  # (the defaults)
+    owner, bots, client = _owner_with_bots("ada", 4)
+    grace = services.user_create(username="grace", password="a long passphrase")
+    versions = BotVersion.objects.filter(bot__owner=owner)
+    purge_queues("celery", "runner")
+
+    def upload(i: int) -> tuple[int, str]:
+        response = _upload(client, bots[i % 4], i)
+        said = " ".join(response.json().get("detail", [])) if response.status_code >= 400 else ""
+        return response.status_code, said
+
+    answers = [upload(i) for i in range(40)]
+    statuses = [status for status, _ in answers]
+    expected = [201] * waiting_cap + [400] * (user_rate - waiting_cap)
+    assert statuses == expected + [429] * (40 - user_rate), answers
+    for status, said in answers:
+        if status == 400:
+            assert f"waiting for their validation; the limit is {waiting_cap}" in said, said
+        if status == 429:
+            assert said.startswith("too many new versions from one user"), said
+    assert versions.count() == waiting_cap
+    with celery_worker(env=worker_env(), hostname="flood@test", queues=["celery", "runner"]):
+        challenge = services.challenge_create(
+            user=grace, seats=[services.SeatSpec(builtin="low")] * 4, hands=1
+        )
+        queued_at = time.monotonic()
+        wait_until(
+            lambda: Match.objects.get(pk=challenge.pk).status in ("finished", "failed"),
+            120,
+            "the challenge queued behind the flood",
+        )
+        assert Match.objects.get(pk=challenge.pk).status == "finished"
+        assert time.monotonic() - queued_at < 60
+        wait_until(
+            lambda: not versions.filter(status__in=["pending", "validating"]).exists(),
+            300,
+            "the flood's versions validated",
+        )
+    assert upload(40)[0] == 429 and versions.count() == waiting_cap

@@ -48,6 +48,9 @@ def test_a_good_bot_passes_every_scenario() -> None:
     lines = [line for line in done.stdout.splitlines() if line.startswith(("ok", "FAIL"))]
     assert len(lines) == len(SCENARIOS) and all(line.startswith("ok") for line in lines)
     assert "all 7 scenarios passed" in done.stdout
+    for line, scenario in zip(lines, SCENARIOS, strict=True):  # seats counted from 1
+        seat = position(scenario)[0].current
+        assert f"  {scenario.rules}, seat {seat + 1}: " in line, line
 
 
 @pytest.mark.parametrize(
@@ -64,6 +67,34 @@ def test_a_protocol_mistake_is_found_and_its_message_named(bot: str, named: str)
     assert done.returncode == 1, done.stdout + done.stderr
     assert named in done.stdout, done.stdout
     assert "scenarios failed: see docs/protocol.md" in done.stdout
+
+
+@pytest.mark.parametrize(
+    ("code", "words"),
+    [
+        (
+            "from bots_sdk import Bot\n\nclass A(Bot):\n    def play(self, view)\n",
+            "cannot load: SyntaxError: expected ':' (bot.py, line 4)",
+        ),
+        (
+            "import bots_sdk\n\nraise RuntimeError('no config file')\n",
+            "cannot load: RuntimeError: no config file",
+        ),
+        ("x = 1\n", "must define exactly one subclass of bots_sdk.Bot (found none)"),
+    ],
+    ids=["syntax_error", "raises_at_import", "no_bot_class"],
+)
+def test_a_bot_that_cannot_load_is_named_once_and_fails(
+    tmp_path: Path, code: str, words: str
+) -> None:
+    bot = tmp_path / "bot.py"
+    bot.write_text(code)
+    done = _check(bot)
+    said = done.stdout + done.stderr
+    assert done.returncode == 1, said
+    assert said.count(words) == 1 and said.count("cannot load") == 1, said
+    assert said.startswith(f"bots_sdk: {bot}: cannot load: "), said
+    assert "scenario" in said and "FAIL" not in said and "<frozen" not in said, said
 
 
 def test_a_missing_bot_file_is_a_usage_error(tmp_path: Path) -> None:

@@ -28,6 +28,13 @@ def backend(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> 
 
 
 FAST_CLOCK = TimeControl(move=0.05, bank=0.1)
+#: For a fault of another class than time, or none: a clock no loaded machine runs out of first
+#: (a memory bomb's allocations cost CPU: 0.175 s of it at the pass once, on a busy host; a
+#: container's first play once took 0.65 s of wall time).
+ROOMY_CLOCK = TimeControl(move=1.5, bank=3.0)
+#: For a bot that must not fault at all: a bank no stall of a loaded host drains (a numpy
+#: bot's container once answered nothing for 6.5 s mid-hand on a busy CI machine).
+NO_FAULT_CLOCK = TimeControl(move=5.0, bank=60.0)
 LIMITS = Limits(cpu_seconds=2, memory_mb=256)
 
 
@@ -59,21 +66,23 @@ def _classes(game: GameResult) -> list[str]:
 
 
 @pytest.mark.parametrize(
-    ("bot", "expected"),
+    ("bot", "expected", "clock"),
     [
-        ("infinite_loop", "timeout"),
-        ("sleeper", "timeout"),
-        ("memory_bomb", "memory"),
-        ("crash", "crash"),
-        ("illegal", "illegal"),
-        ("stdout_flood", "protocol"),
-        ("close_stdout", "crash"),
-        ("wrong_seat", "protocol"),
-        ("eager", "protocol"),
+        pytest.param("infinite_loop", "timeout", FAST_CLOCK, id="infinite_loop-timeout"),
+        pytest.param("sleeper", "timeout", FAST_CLOCK, id="sleeper-timeout"),
+        pytest.param("memory_bomb", "memory", ROOMY_CLOCK, id="memory_bomb-memory"),
+        pytest.param("crash", "crash", ROOMY_CLOCK, id="crash-crash"),
+        pytest.param("illegal", "illegal", ROOMY_CLOCK, id="illegal-illegal"),
+        pytest.param("stdout_flood", "protocol", ROOMY_CLOCK, id="stdout_flood-protocol"),
+        pytest.param("close_stdout", "crash", ROOMY_CLOCK, id="close_stdout-crash"),
+        pytest.param("wrong_seat", "protocol", ROOMY_CLOCK, id="wrong_seat-protocol"),
+        pytest.param("eager", "protocol", ROOMY_CLOCK, id="eager-protocol"),
     ],
 )
-def test_hostile_bot_is_classified_and_replaced(backend: str, bot: str, expected: str) -> None:
-    game = _match(backend, bot)
+def test_hostile_bot_is_classified_and_replaced(
+    backend: str, bot: str, expected: str, clock: TimeControl
+) -> None:
+    game = _match(backend, bot, clock=clock)
     assert _classes(game)[0] == expected, game.seats[0].faults
     assert game.seats[0].replaced  # the fallback played on
 
@@ -102,7 +111,7 @@ def test_no_network_no_secrets_no_other_files(
     backend: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("SECRET_KEY", "the-workers-secret")
-    game = _match(backend, "snoop")
+    game = _match(backend, "snoop", clock=NO_FAULT_CLOCK)  # (no fault expected)
     report = game.seats[0].stderr
     assert "redis: DENIED" in report  # 127.0.0.1:6379 is unreachable
     assert "interfaces: OPEN \"['lo']\"" in report  # loopback only
@@ -131,7 +140,7 @@ def test_stderr_flood_is_capped(backend: str) -> None:
 
 
 def test_bot_cannot_kill_its_parent(backend: str) -> None:
-    game = _match(backend, "kill_parent")
+    game = _match(backend, "kill_parent", clock=ROOMY_CLOCK)
     if backend == "docker":
         # its parent is the container's init, pid 1 of the container's PID namespace: the
         # kernel drops a SIGKILL sent to it from inside (kill() returns 0), and the bot plays on
@@ -246,7 +255,7 @@ def test_a_bot_may_import_the_runtimes_numpy_and_it_runs_on_one_thread(
         3,
         [str(bot), "low", "random", "low"],
         hands=1,
-        time_control=TimeControl(1, 5),
+        time_control=NO_FAULT_CLOCK,
         limits=LIMITS,
     )
     game = result.games[0]

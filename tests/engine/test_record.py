@@ -52,6 +52,7 @@ def test_a_whole_game_verifies_with_per_hand_results(tmp_path: Path) -> None:
         "totals": state.totals,
         "game_over": True,
         "winners": state.winners,
+        "ended_at_hand_cap": False,
     }
     assert [h["scores"] for h in result["hands"]] == [list(h.scores) for h in state.history]
     assert [h["points"] for h in result["hands"]] == [list(h.points) for h in state.history]

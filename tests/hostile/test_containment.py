@@ -67,7 +67,11 @@ def _report(game: GameResult, seat: int, word: str) -> list[str]:
 
 
 def test_children_computing_while_the_bot_waits_are_charged_to_its_clock() -> None:
-    game = _match([_bot("children_cpu"), "low", "random", "heuristic"], clock=TimeControl(0.1, 0.2))
+    # A clock small beside the wall clock's guard (its limit + 0.5 s): by the time the guard
+    # runs out, children that got a tenth of a core between them have used more than the
+    # limit, so the fault names their CPU however loaded the host is (at 0.1 s and a 0.2 s
+    # bank they needed three fifths of a core, and on a busy host once got less).
+    game = _match([_bot("children_cpu"), "low", "random", "heuristic"], clock=TimeControl(0.05, 0))
     faults = game.seats[0].faults
     # On a loaded host a decision may first run out of wall time before its children have
     # had the CPU; the clock then charges them at the next: some timeout counts them.
@@ -93,7 +97,9 @@ def without_cgroups(monkeypatch: pytest.MonkeyPatch):  # type: ignore[no-untyped
 
 def test_without_cgroups_the_clock_still_counts_every_process(without_cgroups: None) -> None:
     assert not cgroups.support().ok
-    game = _match([_bot("children_cpu"), "low", "random", "heuristic"], clock=TimeControl(0.1, 0.2))
+    # (the clock small beside the wall guard, as above: the children's CPU is named however
+    # loaded the host)
+    game = _match([_bot("children_cpu"), "low", "random", "heuristic"], clock=TimeControl(0.05, 0))
     timeouts = [f for f in game.seats[0].faults if f["class"] == "timeout"]
     assert any("all its processes" in f["detail"] for f in timeouts), game.seats[0].faults
 

@@ -1,24 +1,34 @@
 """``python manage.py demo``: Bidel on this machine — the web server, a Celery worker, a
-runner (the tier that plays bots, holding no secrets) and beat (which fills ladders and starts
+runner (the tier that plays bots, holding no secrets), a runner of people's games (/play/, on
+a queue of its own) and beat (which fills ladders and starts
 and advances tournaments) on the configured database and broker
 (by default SQLite and the embedded broker in var/) — seeded with demo users and bots that
 play the `standard` ladder; prints the rankings and the URLs to browse, then runs until
-Ctrl-C, which stops every process it started. The port (``--port``, or ``$PORT``) is checked
-first: taken, the command says so in one line and exits non-zero.
+Ctrl-C, which stops every process it started within seconds. The port (``--port``, or
+``$PORT``) is checked first: taken, the command says so in one line and exits non-zero.
+
+Each process logs to its own file in var/log/ (web.log, worker.log, runner.log,
+people-runner.log, beat.log); the screen keeps what a person reads: the health line, the
+seeding, the rankings, the URLs, and, once the platform is healthy, the processes' warnings
+and errors, each line named by its log file.
 """
 
 from __future__ import annotations
 
 import errno
 import json
+import logging
 import os
+import re
 import secrets
 import signal
 import socket
 import sys
+import threading
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -28,12 +38,124 @@ from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 import bots_sdk
-from arena.supervisor import Supervisor
+from arena.supervisor import LogTail, Supervisor
 from bots_sdk.sandbox import SandboxUnavailable, default_launcher
 from hearts_runner.config import FORBIDDEN as RUNNER_FORBIDDEN
 
+#: The level from which a process's log records are shown on the screen too (WARNING
+#: otherwise): the web server's warnings are its 4xx answers, which their client already has.
+SCREEN_LEVELS = {"web": logging.ERROR}
+#: Lines of a process's log shown when it exits unexpectedly.
+LAST_LINES = 15
+#: Seconds the processes have, together, to stop after Ctrl-C before what is left is killed.
+#: A Celery worker's cold shutdown takes about 5 s here on the embedded broker (its loop
+#: polls the broker 2 s between looks at its state, its pool's threads sleep a second between
+#: theirs); one that hangs (a task handed to a pool process as the shutdown began) is killed,
+#: and its match played again once its lease has passed.
+STOP_GRACE_SECONDS = 8.0
+
+#: The start of a log record in the processes' logs, with its level: Celery's
+#: ``[2026-12-04 21:29:43,275: ERROR/MainProcess]``, the settings' LOGGING's
+#: ``2026-12-04 21:29:31,634 WARNING hearts_runner:`` and uvicorn's ``ERROR:    ``.
+_RECORD = re.compile(
+    r"\[[-\d :,]+: (?P<celery>[A-Z]+)/"
+    r"|\d{4}-\d\d-\d\d [\d:,]+ (?P<django>[A-Z]+) "
+    r"|(?P<uvicorn>[A-Z]+):\s"
+)
+
+
+def record_level(line: str) -> int | None:
+    """The level of the log record ``line`` begins, or None for a line that begins none (a
+    traceback's, a banner's).
+
+    >>> record_level("[2026-12-04 21:29:43,275: ERROR/MainProcess] Process exited")
+    40
+    >>> record_level("2026-12-04 21:29:31,634 WARNING hearts_runner: bidel runner: sandbox")
+    30
+    >>> record_level('INFO:     127.0.0.1:50312 - "GET /api/health/ HTTP/1.1" 200 OK')
+    20
+    >>> [record_level(line) for line in ("Traceback (most recent call last):", "KeyError: 'x'")]
+    [None, None]
+    """
+    found = _RECORD.match(line)
+    if not found:
+        return None
+    name = found.group("celery") or found.group("django") or found.group("uvicorn")
+    return logging.getLevelNamesMapping().get(name)
+
+
+def _shown(path: Path) -> str:
+    """``path`` as a person types it here: relative to the current folder when inside it."""
+    relative = os.path.relpath(path)
+    return relative if not relative.startswith("..") else str(path)
+
+
+def _health_line(report: dict[str, Any]) -> str:
+    """The health report in one line: each part, and what it found.
+
+    >>> line = _health_line({"status": "ok", "database": {"ok": True, "vendor": "sqlite"},
+    ...     "broker": {"ok": True, "transport": "filesystem"}, "workers": {"ok": True, "count": 3},
+    ...     "runners": {"ok": True, "count": 1},
+    ...     "sandbox": {"ok": True, "backend": "bubblewrap", "detail": "bots are sandboxed"}})
+    >>> for part in line.split(", "):
+    ...     print(part)
+    database ok (sqlite)
+    broker ok (filesystem)
+    workers ok (3)
+    runners ok (1)
+    sandbox ok (bubblewrap: bots are sandboxed)
+    """
+    found = {
+        "database": lambda part: part.get("vendor"),
+        "broker": lambda part: part.get("transport"),
+        "workers": lambda part: part.get("count"),
+        "runners": lambda part: part.get("count"),
+        "sandbox": lambda part: f"{part.get('backend')}: {part.get('detail')}",
+    }
+    return ", ".join(
+        f"{name} {'ok' if report[name]['ok'] else 'not ok'} ({what(report[name])})"
+        for name, what in found.items()
+    )
+
+
+class _Echo(threading.Thread):
+    """Shows on the screen the records of the processes' logs at or above their screen level
+    (:data:`SCREEN_LEVELS`) written from now on, each line after its log file's name."""
+
+    def __init__(self, supervisor: Supervisor, write: Callable[[str], object]) -> None:
+        super().__init__(name="demo-echo", daemon=True)
+        self.write = write
+        self.tails = {
+            name: LogTail(path, offset=path.stat().st_size if path.exists() else 0)
+            for name in supervisor.processes
+            for path in [supervisor.log_path(name)]
+        }
+        self.stopped = threading.Event()
+
+    def run(self) -> None:
+        while not self.stopped.wait(0.5):  # a log's new lines, read twice a second
+            self.show_new()
+
+    def show_new(self) -> None:
+        for name, tail in self.tails.items():
+            floor = SCREEN_LEVELS.get(name, logging.WARNING)
+            for line in tail.lines():
+                level = record_level(line)
+                if level is not None and level >= floor:
+                    self.write(f"{tail.path.name}: {line}")
+
+    def stop(self) -> None:
+        """Stop following, after showing what was written until now."""
+        self.stopped.set()
+        self.join()
+        self.show_new()
+
 
 def _interrupt(signum: int, frame: Any) -> None:
+    # Once only: a second Ctrl-C while everything stops must not cut the stopping short and
+    # leave processes running (the stopping is bounded: STOP_GRACE_SECONDS).
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
     raise KeyboardInterrupt
 
 
@@ -55,7 +177,7 @@ def _port_problem(host: str, port: int) -> str:
 
 
 class Command(BaseCommand):
-    help = "Run the web server and a worker until Ctrl-C; prints the health report when up."
+    help = "Run the web server, workers, runners and beat until Ctrl-C, seeded and ranked."
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--host", default="127.0.0.1", help="address to serve on")
@@ -97,9 +219,16 @@ class Command(BaseCommand):
             settings.BIDEL_UNSAFE_NO_SANDBOX = True
         signal.signal(signal.SIGTERM, _interrupt)
         signal.signal(signal.SIGINT, _interrupt)  # also when started with SIGINT ignored (`cmd &`)
-        supervisor = Supervisor()
+        logs = settings.VAR_DIR / "log"
+        supervisor = Supervisor(log_dir=logs, grace_seconds=STOP_GRACE_SECONDS)
         health_url = f"http://{host}:{port}/api/health/"
+        echo: _Echo | None = None
         try:
+            # The Celery processes stop on SIGQUIT, Celery's cold shutdown: the tasks in hand
+            # are cancelled and their messages given back to the broker, not finished first
+            # (SIGTERM, the warm shutdown, waits for every match in play). A match cut short
+            # is played again: its message's redelivery, or else the reaper once its lease
+            # has passed (arena.services.matches_reap).
             supervisor.start(
                 "worker",
                 [
@@ -114,6 +243,7 @@ class Command(BaseCommand):
                     "--hostname=demo@%h",
                     "--queues=celery",
                 ],
+                stop_signal=signal.SIGQUIT,
             )
             # The runner tier on its own: the broker's address and nothing else of ours (the
             # embedded broker's folder), as on a separate runner host.
@@ -129,6 +259,20 @@ class Command(BaseCommand):
                     "--hostname=demo-runner@%h",
                 ],
                 env=runner_env,
+                stop_signal=signal.SIGQUIT,
+            )
+            # People's games (/play/) on runners of their own: never a bot match's slot.
+            supervisor.start(
+                "people-runner",
+                [
+                    sys.executable,
+                    "-m",
+                    "hearts_runner",
+                    "--people",
+                    "--hostname=demo-people@%h",
+                ],
+                env=runner_env,
+                stop_signal=signal.SIGQUIT,
             )
             # Beat: fills ladders, reaps lost matches, starts and advances tournaments.
             supervisor.start(
@@ -155,16 +299,26 @@ class Command(BaseCommand):
                     f"--port={port}",
                     "--workers=2",
                     "--ws=websockets-sansio",
+                    f"--ws-max-size={settings.WS_MESSAGE_MAX_BYTES}",  # as production
                     "--lifespan=off",
+                    "--timeout-graceful-shutdown=2",  # an open WebSocket never holds up Ctrl-C
                 ],
             )
+            *first, last = supervisor.processes
+            self.stdout.write(
+                f"Started {', '.join(first)} and {last}; each logs to {_shown(logs)}/<name>.log. "
+                "Waiting until they are healthy…"
+            )
             report = self._wait_healthy(supervisor, health_url, startup_timeout)
-            self.stdout.write(json.dumps(report, indent=2))
+            self.stdout.write(f"Health ({health_url}): {_health_line(report)}")
             self.stdout.write(
                 f"Healthy {time.time() - started:.1f} s after the start"
                 f"{' of make demo' if 'BIDEL_DEMO_STARTED' in os.environ else ''}: web, "
-                "worker, runner and beat (ladders, tournaments) are running."
+                "worker, runners (bots', people's) and beat (ladders, tournaments) are running."
             )
+            # From here on, the processes' warnings and errors are shown as they are logged.
+            echo = _Echo(supervisor, self.stdout.write)
+            echo.start()
             if matches:
                 self._seed_and_play(matches, supervisor)
             base = f"http://{host}:{port}"
@@ -174,18 +328,38 @@ class Command(BaseCommand):
                 f"{base}/api/matches/  {base}/api/docs/  (admin: {base}/admin/)"
             )
             self.stdout.write(
+                f"The processes' warnings and errors are shown here; their full logs are in "
+                f"{_shown(logs)}/."
+            )
+            self.stdout.write(
                 self.style.SUCCESS(f"Bidel is up: {health_url} (Ctrl-C stops everything)")
             )
             self.stdout.flush()
             name, code = supervisor.wait_any()
-            raise CommandError(
-                f"the {name} process exited unexpectedly (code {code}); stopped the rest"
-            )
+            raise self._exited(supervisor, name, code, "unexpectedly")
         except KeyboardInterrupt:
-            self.stdout.write("Stopping web, worker, runner and beat…")
+            self.stdout.write("Stopping web, worker, runners and beat…")
         finally:
+            stopping = time.monotonic()
             supervisor.stop_all()
-        self.stdout.write("Stopped.")
+            if echo is not None:
+                echo.stop()
+        self.stdout.write(
+            f"Stopped in {time.monotonic() - stopping:.1f} s: nothing of the demo is running. "
+            f"The logs stay in {_shown(logs)}/."
+        )
+
+    def _exited(self, supervisor: Supervisor, name: str, code: int, when: str) -> CommandError:
+        """The error for process ``name`` gone ``when``: its code and its log's last lines."""
+        path = supervisor.log_path(name)
+        try:
+            last = path.read_text(errors="replace").splitlines()[-LAST_LINES:]
+        except OSError:
+            last = []
+        return CommandError(
+            f"the {name} process exited {when} (code {code}); stopped the rest. The end of "
+            f"its log, {_shown(path)}:\n" + "\n".join(f"  {line}" for line in last)
+        )
 
     def _seed_and_play(self, count: int, supervisor: Supervisor) -> None:
         """Demo users and bots (uploaded like anyone's), validated and laddered by the worker."""
@@ -217,17 +391,16 @@ class Command(BaseCommand):
         finished = Match.Status.FINISHED
         target = Match.objects.filter(ladder=ladder, status=finished).count() + count
         self.stdout.write(f"Playing {count} ladder matches (games to 100) on the worker…")
-        while Match.objects.filter(ladder=ladder, status=finished).count() < target:
+
+        def played() -> bool:
+            # Tables are queued as the ladder has room (beat fills it too). Counting the
+            # finished ones, not waiting for none in play: a match a stopped demo cut short
+            # and the broker lost holds its table until its lease passes, and is then played
+            # again (services.matches_reap).
             services.ladder_fill(ladder=ladder)
-            self._wait(
-                supervisor,
-                lambda: (
-                    not Match.objects.filter(
-                        ladder=ladder, status__in=[Match.Status.QUEUED, Match.Status.RUNNING]
-                    ).exists()
-                ),
-                600,
-            )
+            return Match.objects.filter(ladder=ladder, status=finished).count() >= target
+
+        self._wait(supervisor, played, 600)
         services.ratings_recompute(ladder=ladder)
         self.stdout.write(
             f"{'rank':>4}  {'bot':12} {'rating':>7}  {'95% interval':>15}  {'live Elo':>8}  matches"
@@ -246,12 +419,12 @@ class Command(BaseCommand):
         while not condition():
             finished = supervisor.exited()
             if finished:
-                raise CommandError(
-                    f"the {finished[0]} process exited unexpectedly (code {finished[1]}); "
-                    "stopped the rest"
-                )
+                raise self._exited(supervisor, *finished, "unexpectedly")
             if time.monotonic() > deadline:
-                raise CommandError(f"the worker did not finish in {timeout:g} s")
+                raise CommandError(
+                    f"the worker did not finish in {timeout:g} s (the logs: "
+                    f"{_shown(supervisor.log_dir)}/)"
+                )
             time.sleep(0.5)  # a CLI waiting on its own worker, not a test
 
     def _wait_healthy(self, supervisor: Supervisor, url: str, timeout: float) -> dict[str, Any]:
@@ -260,9 +433,7 @@ class Command(BaseCommand):
         while time.monotonic() < deadline:
             finished = supervisor.exited()
             if finished:
-                raise CommandError(
-                    f"the {finished[0]} process exited during start-up (code {finished[1]})"
-                )
+                raise self._exited(supervisor, *finished, "during start-up")
             try:
                 with urllib.request.urlopen(url, timeout=10) as response:
                     return json.load(response)
@@ -271,4 +442,7 @@ class Command(BaseCommand):
             except (urllib.error.URLError, ConnectionError, TimeoutError) as exc:
                 last = str(exc)
             time.sleep(0.5)  # start-up poll of a server this command launched, not a test
-        raise CommandError(f"not healthy after {timeout:g} s: {json.dumps(last)}")
+        raise CommandError(
+            f"not healthy after {timeout:g} s: {json.dumps(last)} (the logs: "
+            f"{_shown(supervisor.log_dir)}/)"
+        )

@@ -1,7 +1,8 @@
 """``python manage.py recompute_ratings [--ladder NAME] [--check]``: refit every ladder's
-ratings from its match log. With ``--check``, audit first: every finished match's record is
-replayed by the engine and must give the scores stored with its seats, and the refit must
-give the stored ratings (a pure function of the log); exit 1 if anything differs."""
+ratings from its match log, each bot version rated on its own matches. With ``--check``,
+audit first: every finished match's record is replayed by the engine and must give the
+scores stored with its seats, and the refit must give the stored ratings (a pure function of
+the log); exit 1 if anything differs."""
 
 from __future__ import annotations
 
@@ -10,7 +11,21 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from arena import services
-from arena.models import Ladder, Match, Rating
+from arena.models import Ladder, Match, Rating, VersionRating
+
+
+def _stored(ladder: Ladder) -> dict[str, dict[Any, tuple[Any, ...]]]:
+    """A ladder's stored ratings: each entry's (and whose fit it shows), each version's."""
+    return {
+        "entries": {
+            r.entry_id: (r.version_id, r.rating, r.low, r.high, r.matches)
+            for r in Rating.objects.filter(entry__ladder=ladder)
+        },
+        "versions": {
+            (r.entry_id, r.version_id): (r.rating, r.low, r.high, r.matches)
+            for r in VersionRating.objects.filter(entry__ladder=ladder)
+        },
+    }
 
 
 class Command(BaseCommand):
@@ -28,18 +43,16 @@ class Command(BaseCommand):
         if check:
             differ += self._audit_records(ladders)
         for item in ladders.order_by("id"):
-            before = {
-                r.entry_id: (r.rating, r.low, r.high, r.matches)
-                for r in Rating.objects.filter(entry__ladder=item)
-            }
-            after = {
-                r.entry_id: (r.rating, r.low, r.high, r.matches)
-                for r in services.ratings_recompute(ladder=item)
-            }
+            before = _stored(item)
+            services.ratings_recompute(ladder=item)
+            after = _stored(item)
             same = before == after
             differ += not same
             verdict = "identical to" if same else "DIFFERENT from"
-            self.stdout.write(f"{item.name}: {len(after)} ratings, {verdict} the stored ones")
+            self.stdout.write(
+                f"{item.name}: {len(after['entries'])} ratings ({len(after['versions'])} bot "
+                f"versions), {verdict} the stored ones"
+            )
         if check and differ:
             raise CommandError(f"{differ} ladders or records differ from their match log")
 

@@ -114,6 +114,13 @@
     state.seen += 1;
     if (message.type === "hello") { state.connected = true; return; }
     if (message.type === "finished") { window.location.href = root.dataset.match; return; }
+    if (message.type === "refused" && message.id === undefined) {  // not this browser's seat
+      state.closed = true;
+      notice.textContent = gettext("This game is not yours to play in this browser.");
+      render();
+      return;
+    }
+    if (message.type === "left") notice.textContent = fmt(gettext("The referee plays your seat to the end: %(why)s."), { why: message.why });
     if (message.type === "decide") {
       state.pending = message;
       state.view = message.view;

@@ -16,6 +16,8 @@
   const fmt = (format, values) => interpolate(format, values, true);
   const persian = document.documentElement.lang.startsWith("fa");
   const num = (n) => (persian ? String(n).replace(/[0-9]/g, (d) => "۰۱۲۳۴۵۶۷۸۹"[d]) : String(n));
+  // The frames number seats, hands and tricks from 0 (the record's indexes); people count from 1.
+  const nth = (index) => num(index + 1);
   const list = (items) => items.map(num).join(gettext(", "));
   const rtl = document.documentElement.dir === "rtl";
   const isolate = (text) => (rtl ? "\u2066" + text + "\u2069" : text);  // cards, left to right
@@ -32,7 +34,7 @@
     data.hands.forEach((h, i) => {
       let option = handSelect.options[i];
       if (!option) { option = document.createElement("option"); option.value = i; handSelect.appendChild(option); }
-      option.textContent = num(i + 1) + (h.void ? gettext(" (void)") : "");
+      option.textContent = nth(i) + (h.void ? gettext(" (void)") : "");
     });
   }
   handOptions();
@@ -90,7 +92,7 @@
       box.dataset.seat = seat;
       if (complete && trick.winner === seat) box.classList.add("winner");
       const title = document.createElement("h3");
-      title.textContent = fmt(gettext("%(name)s · seat %(seat)s · "), { name: names[seat], seat: num(seat) });
+      title.textContent = fmt(gettext("%(name)s · seat %(seat)s · "), { name: names[seat], seat: nth(seat) });
       const points = document.createElement("span");
       points.className = "points";
       points.textContent = fmt(gettext("%(points)s points"), { points: num(taken[seat]) });
@@ -122,7 +124,7 @@
       if (faults.length) {
         const f = document.createElement("p");
         f.className = "fault";
-        f.textContent = "⚠ " + fmt(gettext("%(count)s fault(s): "), { count: num(faults.length) }) + faults.map((x) => fmt(gettext("%(kind)s in hand %(hand)s"), { kind: FAULTS[x.class] || x.class, hand: num(x.hand) })).join("; ");
+        f.textContent = "⚠ " + fmt(gettext("%(count)s fault(s): "), { count: num(faults.length) }) + faults.map((x) => fmt(gettext("%(kind)s in hand %(hand)s"), { kind: FAULTS[x.class] || x.class, hand: nth(x.hand) })).join("; ");
         box.appendChild(f);
       }
       table.appendChild(box);
@@ -145,10 +147,10 @@
     });
     table.appendChild(centre);
     const direction = DIRECTIONS[h.pass_direction] || h.pass_direction;
-    let text = fmt(gettext("Hand %(hand)s, "), { hand: num(hand + 1) });
+    let text = fmt(gettext("Hand %(hand)s, "), { hand: nth(hand) });
     if (passing) text += fmt(gettext("passing %(direction)s"), { direction });
     else if (played === 0) text += h.passes ? fmt(gettext("after passing %(direction)s"), { direction }) : gettext("no passing");
-    else text += fmt(gettext("trick %(trick)s, card %(card)s of %(players)s"), { trick: num(trickIndex + 1), card: num(inTrick.length), players: num(data.players) });
+    else text += fmt(gettext("trick %(trick)s, card %(card)s of %(players)s"), { trick: nth(trickIndex), card: num(inTrick.length), players: num(data.players) });
     if (complete && trick.winner !== null) text += fmt(gettext(" — %(name)s takes it"), { name: names[trick.winner] });
     if (complete && trick.winner === null) text += gettext(" — every card cancelled: nobody takes it");
     if (step === lastStep(h) && h.over !== false) {
@@ -227,6 +229,13 @@
       handOptions();
       if (following) { hand = event.hand; step = lastStep(event.frame); }
       render();
+    }
+    if (event.type === "cut") {
+      // The feed reached its size limit (hearts_runner.live.LIVE_MAX_BYTES): nothing more comes
+      // but the match's end; its replay is stored as always.
+      received.cut = true;
+      const cut = document.getElementById("live-cut");
+      if (cut) cut.hidden = false;
     }
     if (event.type === "end") { received.ended = true; stopFollowing(); }
     if (event.type === "stored" || event.type === "finished") {

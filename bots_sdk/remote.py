@@ -1,0 +1,301 @@
+"""The platform's REST API from the SDK, in the standard library alone (``bidel-sdk`` keeps
+no third-party dependency): a small client (:class:`Platform`) and the credentials file
+``bidel login`` writes.
+
+Every failure is a :class:`RemoteError` whose message is one line a person can act on (the
+platform's own words where it gave some): ``bidel`` prints it and exits 2.
+
+The credentials live in ``$XDG_CONFIG_HOME/bidel/credentials.json`` (``~/.config`` without
+it), mode 0600 in a folder of mode 0700, keyed by the platform's URL; ``BIDEL_TOKEN``
+overrides them. A token is never printed.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import socket
+import tempfile
+import urllib.error
+import urllib.parse
+import urllib.request
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import bots_sdk
+
+#: Where ``--url`` points without ``BIDEL_URL``: the platform ``make demo`` runs.
+DEFAULT_URL = "http://localhost:8000"
+#: The most bytes of an answer read (a record of a long game is a few hundred KB).
+MAX_ANSWER = 64 * 1024 * 1024
+
+
+class RemoteError(Exception):
+    """Talking to the platform failed: ``str()`` is one line saying why. ``status`` is the
+    HTTP status when the platform answered (0 when it could not be reached)."""
+
+    def __init__(self, message: str, status: int = 0) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+def platform_url(url: str | None = None) -> str:
+    """The platform to talk to: ``url``, else ``BIDEL_URL``, else :data:`DEFAULT_URL`, as
+    its canonical key (no trailing slash).
+
+    >>> platform_url("http://example.org:8000/")
+    'http://example.org:8000'
+    """
+    chosen = (url or os.environ.get("BIDEL_URL") or DEFAULT_URL).strip().rstrip("/")
+    parts = urllib.parse.urlsplit(chosen)
+    if parts.scheme not in ("http", "https") or not parts.netloc:
+        raise RemoteError(f"not a platform URL: {chosen!r} (for example {DEFAULT_URL})")
+    return chosen
+
+
+# --- the credentials file ----------------------------------------------------------------------
+
+
+def credentials_path() -> Path:
+    base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
+    return Path(base) / "bidel" / "credentials.json"
+
+
+def _read_credentials() -> dict[str, Any]:
+    path = credentials_path()
+    try:
+        data = json.loads(path.read_text())
+    except FileNotFoundError:
+        return {}
+    except (OSError, ValueError) as exc:
+        raise RemoteError(f"cannot read {path}: {exc} (remove it and log in again)") from None
+    platforms = data.get("platforms") if isinstance(data, dict) else None
+    return platforms if isinstance(platforms, dict) else {}
+
+
+def _write_credentials(platforms: Mapping[str, Any]) -> None:
+    """Replace the file at once (a temporary file of mode 0600, then renamed): a reader
+    never sees half of it, nor a moment when anyone else may read it."""
+    path = credentials_path()
+    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    descriptor, temporary = tempfile.mkstemp(prefix=".credentials-", dir=path.parent)
+    try:
+        os.fchmod(descriptor, 0o600)
+        with os.fdopen(descriptor, "w") as out:
+            json.dump({"version": 1, "platforms": dict(platforms)}, out, indent=2, sort_keys=True)
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+
+
+def stored_login(url: str) -> dict[str, Any] | None:
+    """What ``bidel login`` stored for ``url``: token, username, token id, expiry."""
+    entry = _read_credentials().get(url)
+    return entry if isinstance(entry, dict) and isinstance(entry.get("token"), str) else None
+
+
+def store_login(url: str, login: Mapping[str, Any]) -> None:
+    platforms = _read_credentials()
+    platforms[url] = dict(login)
+    _write_credentials(platforms)
+
+
+def forget_login(url: str) -> bool:
+    """Forget ``url``'s token; whether there was one."""
+    platforms = _read_credentials()
+    if url not in platforms:
+        return False
+    del platforms[url]
+    _write_credentials(platforms)
+    return True
+
+
+def token_for(url: str) -> str | None:
+    """The token to send: ``BIDEL_TOKEN``, else the stored one, else None."""
+    override = os.environ.get("BIDEL_TOKEN", "").strip()
+    if override:
+        return override
+    login = stored_login(url)
+    return login["token"] if login else None
+
+
+# --- the client --------------------------------------------------------------------------------
+
+
+@dataclass
+class Answer:
+    status: int
+    body: bytes
+    headers: Mapping[str, str]
+
+    def json(self) -> Any:
+        try:
+            return json.loads(self.body)
+        except ValueError:
+            raise RemoteError(
+                f"the platform answered something that is not JSON (HTTP {self.status})",
+                self.status,
+            ) from None
+
+
+class Platform:
+    """The REST API at ``url`` (``/api/…``), as ``token``'s owner when one is given."""
+
+    def __init__(self, url: str, token: str | None = None, timeout: float = 60.0) -> None:
+        self.url = url
+        self.token = token
+        self.timeout = timeout
+
+    def request(
+        self,
+        method: str,
+        path: str,
+        *,
+        query: Mapping[str, Any] | None = None,
+        data: Mapping[str, Any] | None = None,
+        file: tuple[str, bytes] | None = None,
+        auth: bool = True,
+    ) -> Answer:
+        """One request; a status of 400 or more raises :class:`RemoteError` in the platform's
+        words. ``data`` is sent as JSON, or with ``file`` as a multipart form."""
+        address = self.url + path
+        if query:
+            address += "?" + urllib.parse.urlencode(
+                {k: v for k, v in query.items() if v is not None}
+            )
+        headers = {"Accept": "application/json", "User-Agent": _agent()}
+        body: bytes | None = None
+        if file is not None:
+            body, kind = _multipart(data or {}, file)
+            headers["Content-Type"] = kind
+        elif data is not None:
+            body = json.dumps(data).encode()
+            headers["Content-Type"] = "application/json"
+        if auth and self.token:
+            headers["Authorization"] = f"Token {self.token}"
+        request = urllib.request.Request(address, data=body, headers=headers, method=method)
+        try:
+            with urllib.request.urlopen(request, timeout=self.timeout) as response:
+                return Answer(response.status, response.read(MAX_ANSWER), dict(response.headers))
+        except urllib.error.HTTPError as exc:
+            raise _refused(exc, self.url, auth and bool(self.token)) from None
+        except (urllib.error.URLError, OSError, ValueError) as exc:
+            reason = getattr(exc, "reason", exc)
+            raise RemoteError(f"cannot reach the platform at {self.url}: {reason}") from None
+
+    def get(self, path: str, **query: Any) -> Any:
+        return self.request("GET", path, query=query).json()
+
+    def post(self, path: str, data: Mapping[str, Any] | None = None) -> Any:
+        answer = self.request("POST", path, data=data or {})
+        return answer.json() if answer.body else None
+
+    def pages(self, path: str, limit: int | None = None, **query: Any) -> Iterator[Any]:
+        """The rows of a paged list, page after page (``limit``: at most that many)."""
+        page, given = 1, 0
+        while True:
+            answer = self.get(path, page=page, **query)
+            rows = answer.get("results", []) if isinstance(answer, dict) else answer
+            for row in rows:
+                if limit is not None and given >= limit:
+                    return
+                given += 1
+                yield row
+            if not isinstance(answer, dict) or not answer.get("next"):
+                return
+            page += 1
+
+    # --- what the commands ask -----------------------------------------------------------------
+
+    def me(self) -> dict[str, Any]:
+        if not self.token:
+            raise RemoteError(f"not logged in to {self.url}: run bidel login", 401)
+        return dict(self.get("/api/users/me/"))
+
+    def my_bot(self, name: str) -> dict[str, Any] | None:
+        """The caller's bot called ``name`` (a number is taken as an id too), or None."""
+        for bot in self.me()["bots"]:
+            if bot["name"] == name or str(bot["id"]) == name:
+                return dict(self.get(f"/api/bots/{bot['id']}/"))
+        return None
+
+    def bot(self, name: str) -> dict[str, Any]:
+        """A bot by id, or the caller's by name."""
+        if name.isdigit():
+            return dict(self.get(f"/api/bots/{name}/"))
+        if not self.token:
+            raise RemoteError(
+                f"not logged in to {self.url}: run bidel login (or name the bot by its id)", 401
+            )
+        found = self.my_bot(name)
+        if found is None:
+            raise RemoteError(f"you have no bot named {name!r} on {self.url}", 404)
+        return found
+
+    def ladder(self, name: str) -> dict[str, Any]:
+        for ladder in self.pages("/api/ladders/"):
+            if ladder["name"] == name or str(ladder["id"]) == name:
+                return dict(ladder)
+        raise RemoteError(f"no ladder {name!r} on {self.url}", 404)
+
+
+def _agent() -> str:
+    return f"bidel-sdk/{bots_sdk.__version__} ({socket.gethostname()[:32]})"
+
+
+def _multipart(fields: Mapping[str, Any], file: tuple[str, bytes]) -> tuple[bytes, str]:
+    boundary = "bidel-" + secrets.token_hex(16)
+    parts: list[bytes] = []
+    for name, value in fields.items():
+        parts.append(
+            f'--{boundary}\r\nContent-Disposition: form-data; name="{name}"\r\n\r\n'.encode()
+            + str(value).encode()
+            + b"\r\n"
+        )
+    filename, content = file
+    safe = filename.replace('"', "_").replace("\r", "_").replace("\n", "_")
+    parts.append(
+        f'--{boundary}\r\nContent-Disposition: form-data; name="file"; filename="{safe}"\r\n'
+        "Content-Type: application/octet-stream\r\n\r\n".encode()
+        + content
+        + b"\r\n"
+    )
+    parts.append(f"--{boundary}--\r\n".encode())
+    return b"".join(parts), f"multipart/form-data; boundary={boundary}"
+
+
+def _refused(exc: urllib.error.HTTPError, url: str, with_token: bool) -> RemoteError:
+    """The platform's refusal in one line: its ``detail`` or its field errors."""
+    try:
+        body = json.loads(exc.read(1024 * 1024) or b"null")
+    except (OSError, ValueError):
+        body = None
+    words = _words(body)
+    if exc.code == 401:
+        if with_token:
+            return RemoteError(
+                f"the platform at {url} refused the token ({words or 'not valid'}): "
+                "run bidel login",
+                401,
+            )
+        return RemoteError(f"not logged in to {url}: run bidel login", 401)
+    if exc.code == 404:
+        words = words or "not found"
+    return RemoteError(words or f"the platform answered HTTP {exc.code}", exc.code)
+
+
+def _words(body: Any) -> str:
+    """The sentences of an error body (``{"detail": [...]}`` or ``{"field": [...]}``)."""
+    if isinstance(body, dict):
+        said = []
+        for key, value in body.items():
+            text = " ".join(value) if isinstance(value, list) else str(value)
+            said.append(text if key in ("detail", "non_field_errors") else f"{key}: {text}")
+        return "; ".join(said)
+    if isinstance(body, list):
+        return " ".join(str(item) for item in body)
+    return ""
