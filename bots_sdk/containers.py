@@ -471,6 +471,14 @@ def launch(bot: Path, seat: int, limits: Limits) -> Launch:
     )
 
 
+# The engine records a pause or an unpause from an event that comes after its call has
+# answered, so a call made just after the opposite one can be refused as if it were already done
+# ("... is not paused" while the container is frozen). Such a call is tried again, these many
+# seconds apart, until the record has caught up.
+SETTLE_WAITS = (0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.4, 0.8, 1.6)
+_LAGGING = {True: "is already paused", False: "is not paused"}
+
+
 class Turns:
     """Freezes a container between its turns (the engine's pause: the cgroup freezer), so a
     bot cannot think on others' time and its wall clock bounds its CPU. Resuming waits for the
@@ -485,13 +493,19 @@ class Turns:
         if frozen == self.frozen:
             return
         api = client().api
-        try:
-            (api.pause if frozen else api.unpause)(self.container_id)
-        except Exception:  # noqa: BLE001 — it exited or was removed: nothing to freeze
-            pass
+        call = api.pause if frozen else api.unpause
+        for wait in (*SETTLE_WAITS, None):
+            try:
+                call(self.container_id)
+                break
+            except Exception as exc:  # noqa: BLE001 — exited or removed: nothing to (un)freeze
+                said = str(getattr(exc, "explanation", "") or exc)
+                if wait is None or _LAGGING[frozen] not in said:
+                    break
+                time.sleep(wait)  # (the engine's record of the last call has not caught up)
         # Recorded whatever the call answered: a pause that failed is undone harmlessly by the
-        # next resume (the engine answers "not paused"), while one that reported an error and
-        # froze all the same would otherwise never be undone, and the bot would time out.
+        # next resume (the engine answers "not paused" once its record settles), while one that
+        # reported an error and froze all the same would otherwise never be undone.
         self.frozen = frozen
 
     def resume(self) -> None:

@@ -261,3 +261,64 @@ def test_a_bot_may_import_the_runtimes_numpy_and_it_runs_on_one_thread(
     game = result.games[0]
     assert game.seats[0].faults == [], game.seats[0].faults
     assert left_behind(backend) == []
+
+
+def _frozen(container_id: str) -> bool | None:
+    """Whether the kernel holds the container's processes frozen (its freezer cgroup, v1 or
+    v2), whatever the engine records; None where this host cannot see it."""
+    from bots_sdk import containers
+
+    pid = containers.client().api.inspect_container(container_id)["State"]["Pid"]
+    try:
+        lines = Path(f"/proc/{pid}/cgroup").read_text().splitlines()
+    except OSError:
+        return None  # (an engine on another host)
+    for line in lines:
+        _, controllers, path = line.split(":", 2)
+        if controllers == "freezer":
+            state = Path(f"/sys/fs/cgroup/freezer{path}/freezer.state")
+            return state.read_text().strip() != "THAWED" if state.exists() else None
+        if controllers == "":
+            events = Path(f"/sys/fs/cgroup{path}/cgroup.events")
+            if events.exists():
+                return "frozen 1" in events.read_text().splitlines()
+    return None
+
+
+def test_every_resume_leaves_a_container_running_however_fast_turns_follow(
+    backend: str,
+) -> None:
+    # The engine records a pause from an event after its call has answered: an unpause sent
+    # just after a pause was refused ("is not paused") and left the bot frozen until its clock
+    # ran out (about one resume in 5,000, with six containers turning at once). Several
+    # containers turn as fast as the referee can ask, and none may stay frozen.
+    if backend != "docker":
+        pytest.skip("the engine's pause and its record are the Docker backend's")
+    import threading
+
+    from bots_sdk import containers
+
+    taken = [containers.pool().take(LIMITS)[0] for _ in range(4)]
+    if _frozen(taken[0]) is None:
+        for container_id in taken:
+            containers._remove(container_id)
+        pytest.skip("this host cannot see the engine's cgroups")
+    stuck: list[tuple[str, int]] = []
+
+    def turn(container_id: str) -> None:
+        turns = containers.Turns(container_id)
+        for cycle in range(400):
+            turns.suspend()
+            turns.resume()
+            if _frozen(container_id):
+                stuck.append((container_id[:12], cycle))
+        turns.close()
+
+    workers = [threading.Thread(target=turn, args=(container_id,)) for container_id in taken]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join()
+    for container_id in taken:
+        containers._remove(container_id)
+    assert stuck == [], f"frozen after a resume: {stuck}"
