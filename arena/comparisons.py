@@ -30,7 +30,7 @@ from django.utils import timezone
 from arena import services
 from arena.models import BotVersion, Comparison, Match
 from arena.scheduling import sprt
-from bots_sdk.stats import mean_ci
+from bots_sdk.referee.stats import mean_ci
 
 #: Deals a round plays (each in the four rotations: four matches of this many hands), and
 #: rounds at most (the budget: 240 deals); the settings COMPARISON_DEALS_PER_ROUND and

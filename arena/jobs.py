@@ -1,5 +1,5 @@
 """The platform's side of the runner tier: claim work, send it to the runners as a
-self-contained job (:mod:`bots_sdk.jobs`), and store what comes back — once, and only under
+self-contained job (:mod:`bots_sdk.referee.jobs`), and store what comes back — once, and only under
 the claim that sent it.
 
 A platform worker (database, no bots) claims a match or a new version's validation with a
@@ -24,10 +24,10 @@ from django.utils import timezone
 from arena import services
 from arena.models import BotVersion, Match
 from arena.text import clean_text
-from bots_sdk.jobs import Job, JobResult, run_job
-from bots_sdk.participants import Participant
-from bots_sdk.players import PersonLimits
-from bots_sdk.runner import TimeControl
+from bots_sdk.referee.jobs import Job, JobResult, run_job
+from bots_sdk.referee.participants import Participant
+from bots_sdk.referee.players import PersonLimits
+from bots_sdk.referee.runner import TimeControl
 from engine.rules import RuleSet
 from hearts_runner import live
 from hearts_runner.config import PEOPLE_QUEUE

@@ -113,7 +113,7 @@ class Ladder(models.Model):
 
 
 def bot_or_builtin(bot_field: str, name: str) -> models.CheckConstraint:
-    """Who sits at a table, as stored (the participant of :mod:`bots_sdk.participants`): a
+    """Who sits at a table, as stored (the participant of :mod:`bots_sdk.referee.participants`): a
     built-in's name in ``builtin`` or a bot in ``bot_field`` (its bot or its version), exactly
     one of them. Ladder entries, tournament entries and match seats all hold it."""
     return models.CheckConstraint(

@@ -13,7 +13,7 @@
   the rest at the bots' speed and the game is stored as any other (its record verifies).
 
 The runner's side of the limits (away, the whole game's thinking time, the clock) is
-:class:`bots_sdk.players.PersonLimits` and ``HUMAN_CLOCK``, sent in each job.
+:class:`bots_sdk.referee.players.PersonLimits` and ``HUMAN_CLOCK``, sent in each job.
 """
 
 from __future__ import annotations

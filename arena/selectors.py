@@ -48,7 +48,7 @@ from arena.models import (
 )
 from arena.scheduling import SprtResult, head_to_head, standings_order
 from arena.text import clean_text
-from bots_sdk.stats import mean_ci, points_floor
+from bots_sdk.referee.stats import mean_ci, points_floor
 
 
 def active_version(bot_id: int) -> BotVersion | None:
@@ -490,7 +490,7 @@ def match_public_record(match: Match) -> dict[str, Any]:
 
 
 def _decisions(entry: Any) -> list[dict[str, Any]]:
-    """A stored seat's timeline (``bots_sdk.runner.decision_entry``); [] for a record from
+    """A stored seat's timeline (``bots_sdk.referee.runner.decision_entry``); [] for a record from
     before timelines were kept."""
     steps = entry.get("decisions") if isinstance(entry, dict) else None
     return [step for step in steps if isinstance(step, dict)] if isinstance(steps, list) else []

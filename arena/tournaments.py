@@ -20,7 +20,7 @@ from arena.models import Bot, Ladder, LadderEntry, Match, Tournament, Tournament
 from arena.selectors import active_version
 from arena.text import clean_text
 from bots_sdk.builtin import BUILTIN
-from bots_sdk.runner import match_games, seated
+from bots_sdk.referee.runner import match_games, seated
 
 log = logging.getLogger(__name__)
 OPEN = [Match.Status.QUEUED, Match.Status.RUNNING]

@@ -1,7 +1,7 @@
 """Checking an uploaded bot before anything is stored (pure; no Django).
 
 A ``.py`` file (UTF-8, valid Python) or a ``.zip`` with ``bot.py`` at its root, or with a
-manifest (``bidel.toml`` or ``bot.json``, :mod:`bots_sdk.languages`) naming the bot's
+manifest (``bidel.toml`` or ``bot.json``, :mod:`bots_sdk.builds.languages`) naming the bot's
 language (a bot in another language is then built in the sandbox by its validation): capped in size,
 in entries and in uncompressed size (a zip bomb is refused without being inflated past the
 cap), with no absolute paths, no ``..``, no links, no member too deep or too long to unpack.
@@ -44,7 +44,7 @@ from django.core.files.uploadhandler import FileUploadHandler
 from django.http.multipartparser import MultiPartParserError
 from django.utils.translation import gettext
 
-from bots_sdk.languages import MANIFESTS, PYTHON, ManifestError, read_manifest, zip_root
+from bots_sdk.builds.languages import MANIFESTS, PYTHON, ManifestError, read_manifest, zip_root
 
 MAX_UPLOAD = 1024 * 1024  # bytes, as uploaded
 MAX_ENTRIES = 100

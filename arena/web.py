@@ -45,7 +45,7 @@ from arena.errors import error_messages
 from arena.models import BotVersion, LadderEntry, Match, MatchSeat, Tournament
 from arena.uploads import read_upload
 from bots_sdk.builtin import BUILTIN
-from bots_sdk.frames import replay_frames, table_shape
+from bots_sdk.referee.frames import replay_frames, table_shape
 from engine.rules import PRESETS, RuleSet
 
 #: Rating-history points drawn per ladder on a bot page (thinned evenly by the database).
@@ -279,7 +279,7 @@ def bot_page(request: HttpRequest, bot_id: int) -> HttpResponse:
 
 
 def timeline_rows(decisions: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """A seat's timeline (``bots_sdk.runner.decision_entry``) as the match page draws it for
+    """A seat's timeline (``bots_sdk.referee.runner.decision_entry``) as the match page draws it for
     its owner: what was played, the time charged with a bar (a share of the slowest
     decision), the bank left in seconds, the lines written, the fault where one happened.
 

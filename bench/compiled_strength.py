@@ -42,9 +42,9 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bots_sdk.runner import TimeControl, run_match  # noqa: E402
-from bots_sdk.sandbox import Launch, Unsandboxed  # noqa: E402
-from bots_sdk.stats import mean_ci  # noqa: E402
+from bots_sdk.referee.runner import TimeControl, run_match  # noqa: E402
+from bots_sdk.referee.stats import mean_ci  # noqa: E402
+from bots_sdk.sandbox import BuiltBot, Launch, Unsandboxed  # noqa: E402
 
 BUILDS = ("compiled", "pure")
 
@@ -74,7 +74,8 @@ class Timed(MonteCarloBot):
 class PerBuild(Unsandboxed):
     """Starts ``compiled.py`` with the compiled engine and ``pure.py`` with the pure one."""
 
-    def launch(self, bot: Path, seat: int) -> Launch:
+    def launch(self, bot: Path | BuiltBot, seat: int) -> Launch:
+        assert isinstance(bot, Path)  # (Python bots only)
         launch = super().launch(bot, seat)
         launch.env["BIDEL_ENGINE"] = bot.stem  # "compiled" or "pure": refused if absent
         return launch

@@ -16,8 +16,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bots_sdk.runner import run_match  # noqa: E402
-from bots_sdk.stats import summarize  # noqa: E402
+from bots_sdk.referee.runner import run_match  # noqa: E402
+from bots_sdk.referee.stats import summarize  # noqa: E402
 
 
 def interval(deals: int, seed: int, duplicate: bool) -> tuple[float, list[float], int]:

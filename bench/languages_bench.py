@@ -28,10 +28,10 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bots_sdk import build  # noqa: E402
+from bots_sdk.builds.languages import manifest_of  # noqa: E402
 from bots_sdk.builtin import make_builtin  # noqa: E402
-from bots_sdk.languages import manifest_of  # noqa: E402
-from bots_sdk.players import Answer, InProcessPlayer, ProcessPlayer  # noqa: E402
-from bots_sdk.runner import PHASE_DECISIONS  # noqa: E402
+from bots_sdk.referee.players import Answer, InProcessPlayer, ProcessPlayer  # noqa: E402
+from bots_sdk.referee.runner import PHASE_DECISIONS  # noqa: E402
 from bots_sdk.sandbox import default_launcher  # noqa: E402
 from bots_sdk.view import View  # noqa: E402
 from engine.rules import RuleSet  # noqa: E402

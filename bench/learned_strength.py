@@ -8,7 +8,7 @@ replayed with the seats rotated through all positions (``run_match(..., duplicat
 so each seat's luck of the cards cancels. Printed per opponent: both sides' points per
 hand and the paired difference (bot − opponent, per deal; negative is better for the bot)
 with its 95% confidence interval, as ``python -m bots_sdk play --duplicate`` computes them
-(:func:`bots_sdk.stats.summarize`).
+(:func:`bots_sdk.referee.stats.summarize`).
 
 The bot file runs **unsandboxed** (``unsafe=True``, the ``--unsafe-no-sandbox`` path: a plain
 subprocess speaking the bot protocol), so this runs on any machine; it is our own file.
@@ -24,8 +24,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bots_sdk.runner import run_match  # noqa: E402
-from bots_sdk.stats import summarize  # noqa: E402
+from bots_sdk.referee.runner import run_match  # noqa: E402
+from bots_sdk.referee.stats import summarize  # noqa: E402
 from engine.rules import RuleSet  # noqa: E402
 
 BOT = ROOT / "examples" / "learned" / "bot.py"

@@ -138,8 +138,8 @@ def main() -> None:
     from arena import services
     from arena.models import Match
     from bots_sdk import examples
-    from bots_sdk.jobs import Job, run_job
-    from bots_sdk.participants import Participant
+    from bots_sdk.referee.jobs import Job, run_job
+    from bots_sdk.referee.participants import Participant
     from bots_sdk.sandbox import SandboxUnavailable, default_launcher
     from hearts_runner import live
 

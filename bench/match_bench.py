@@ -21,8 +21,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bots_sdk.builtin.simple import LowBot  # noqa: E402
-from bots_sdk.players import Answer, InProcessPlayer, ProcessPlayer  # noqa: E402
-from bots_sdk.runner import fallback_action  # noqa: E402
+from bots_sdk.referee.players import Answer, InProcessPlayer, ProcessPlayer  # noqa: E402
+from bots_sdk.referee.runner import fallback_action  # noqa: E402
 from bots_sdk.sandbox import Bubblewrap, Namespaces, SandboxUnavailable, Unsandboxed  # noqa: E402
 from bots_sdk.view import View  # noqa: E402
 from engine.rules import RuleSet  # noqa: E402

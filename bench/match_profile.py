@@ -36,17 +36,26 @@ from django_setup import setup_django, upload_example_bots
 AREAS = (
     (
         "live feed (frames, publishing)",
-        ("/hearts_runner/live.py", "/bots_sdk/frames.py", "orjson", "/redis/", "threading.py"),
+        (
+            "/hearts_runner/live.py",
+            "/bots_sdk/referee/frames.py",
+            "orjson",
+            "/redis/",
+            "threading.py",
+        ),
     ),
     ("engine", ("/engine/", "'GameState' objects", "'RuleSet' objects", "engine.")),
-    ("protocol", ("/bots_sdk/protocol.py", "/bots_sdk/players.py", "/bots_sdk/view.py", "json/")),
+    (
+        "protocol",
+        ("/bots_sdk/protocol.py", "/bots_sdk/referee/players.py", "/bots_sdk/view.py", "json/"),
+    ),
     (
         "sandbox launch",
         (
             "/bots_sdk/sandbox.py",
-            "/bots_sdk/cgroups.py",
-            "/bots_sdk/seccomp.py",
-            "/bots_sdk/build.py",
+            "/bots_sdk/sandbox/cgroups.py",
+            "/bots_sdk/sandbox/seccomp.py",
+            "/bots_sdk/builds/build.py",
             "subprocess.py",
         ),
     ),
@@ -75,8 +84,8 @@ def main() -> None:
     import engine
     from arena import jobs, services
     from arena.models import Match
-    from bots_sdk import players
-    from bots_sdk.jobs import run_job
+    from bots_sdk.referee import players
+    from bots_sdk.referee.jobs import run_job
     from bots_sdk.sandbox import SandboxUnavailable, default_launcher
     from hearts_runner import live
 
@@ -160,7 +169,7 @@ def _startups(version, count: int) -> list[float]:  # noqa: ANN001 — a BotVers
     import tempfile
     from pathlib import Path
 
-    from bots_sdk.players import ProcessPlayer
+    from bots_sdk.referee.players import ProcessPlayer
     from bots_sdk.sandbox import default_launcher
     from engine.rules import RuleSet
 

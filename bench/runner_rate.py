@@ -27,7 +27,7 @@ BOTS = ["bots_sdk/examples/ducker.py", "bots_sdk/examples/dumper.py"] * 2
 # One player of the matches, run in the tree given as its working folder.
 PLAYER = """
 import sys
-from bots_sdk.runner import run_match
+from bots_sdk.referee.runner import run_match
 for seed in range(int(sys.argv[1])):
     run_match("standard", 1000 + seed, sys.argv[2:])
 """

@@ -40,7 +40,7 @@ from match_bench import BOT  # noqa: E402 — (the same small bot as the match b
 IN_RUNNER = f"""
 import json, sys, tempfile, time
 from pathlib import Path
-from bots_sdk.players import ProcessPlayer
+from bots_sdk.referee.players import ProcessPlayer
 from bots_sdk.sandbox import default_launcher
 bot = Path(tempfile.mkdtemp()) / "lowest.py"
 bot.write_text({BOT!r})
@@ -97,9 +97,8 @@ def _engine_problem() -> str:
 
 
 def _local_startups(backend: str, count: int, pool: int | None = None) -> list[float]:
-    from bots_sdk import containers
-    from bots_sdk.players import ProcessPlayer
-    from bots_sdk.sandbox import default_launcher
+    from bots_sdk.referee.players import ProcessPlayer
+    from bots_sdk.sandbox import containers, default_launcher
 
     bot = Path(tempfile.mkdtemp(prefix="bidel-bench-")) / "lowest.py"
     bot.write_text(BOT)
@@ -145,7 +144,7 @@ def startups(count: int, engine: str) -> None:
     )
     inside = json.loads(done.stdout.strip().splitlines()[-1])
     print(f"  bubblewrap in the runner         {_ms(inside)}")
-    from bots_sdk import containers
+    from bots_sdk.sandbox import containers
 
     containers.build_image()
     print(f"  docker backend, cold (no pool)   {_ms(_local_startups('docker', count, pool=0))}")

@@ -15,9 +15,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from bots_sdk.players import Answer, Fault, ProcessPlayer
-from bots_sdk.protocol import PHASE_DECISIONS
-from bots_sdk.runner import _validate, bot_seed
+from bots_sdk.protocol import PHASE_DECISIONS, bot_seed
+from bots_sdk.referee.players import Answer, Fault, ProcessPlayer
+from bots_sdk.referee.runner import _validate
 from bots_sdk.sandbox import Launcher
 from bots_sdk.view import View
 from engine.rules import RuleSet

@@ -16,14 +16,16 @@ from typing import Any
 
 import bots_sdk
 import engine
-from bots_sdk import build, remote_cli, runtime
+from bots_sdk import remote_cli, runtime
+from bots_sdk.builds import build
+from bots_sdk.builds.languages import LANGUAGES, ManifestError
 from bots_sdk.builtin import BUILTIN
-from bots_sdk.frames import hand_frame, point_values
-from bots_sdk.languages import LANGUAGES, ManifestError
-from bots_sdk.participants import Participant
-from bots_sdk.players import ProcessPlayer
 from bots_sdk.protocol import clean_text
-from bots_sdk.runner import GameResult, MatchResult, TimeControl, match_games, play_game
+from bots_sdk.referee.frames import hand_frame, point_values
+from bots_sdk.referee.participants import Participant
+from bots_sdk.referee.players import ProcessPlayer
+from bots_sdk.referee.runner import GameResult, MatchResult, TimeControl, match_games, play_game
+from bots_sdk.referee.stats import summarize
 from bots_sdk.sandbox import (
     BACKENDS,
     Launcher,
@@ -31,7 +33,6 @@ from bots_sdk.sandbox import (
     default_launcher,
     per_bot_limits,
 )
-from bots_sdk.stats import summarize
 from engine.__main__ import PrintVersion
 from engine.__main__ import main as engine_main
 from engine.cards import RANKS, SUITS
@@ -460,7 +461,7 @@ def _fail(message: str) -> int:
     return 2
 
 
-#: The starter kits of the other languages (:mod:`bots_sdk.languages`), one folder each.
+#: The starter kits of the other languages (:mod:`bots_sdk.builds.languages`), one folder each.
 KITS = Path(__file__).resolve().parent / "kits"
 
 
@@ -532,7 +533,7 @@ def _new(args: argparse.Namespace) -> int:
 
 def _docker(args: argparse.Namespace) -> int:
     """Build the bots' image on the engine DOCKER_HOST names, or sweep its leftovers."""
-    from bots_sdk import containers
+    from bots_sdk.sandbox import containers
 
     try:
         if args.command == "docker-janitor":

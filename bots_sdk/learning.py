@@ -82,7 +82,7 @@ from bots_sdk.observation import (
     observe,
     text_of,
 )
-from bots_sdk.runner import bot_seed
+from bots_sdk.protocol import bot_seed
 from bots_sdk.view import View
 from engine.rules import RuleSet
 from engine.state import GameState, IllegalMoveError, Phase

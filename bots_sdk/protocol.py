@@ -30,6 +30,7 @@ bots_sdk.protocol.ProtocolError: nested deeper than 16 levels
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import re
@@ -328,3 +329,13 @@ def decode_reply(line: bytes) -> Reply:
             f"a bot sends 'ready', 'action' or 'error', not {clean_text(message['type'], 40)!r}"
         )
     return cls.from_dict(message)
+
+
+def bot_seed(seed: int, game: int, seat: int) -> int:
+    """The seed of a bot's RNG: a pure function of the match seed, game and seat.
+
+    >>> bot_seed(1, 0, 2) == bot_seed(1, 0, 2) != bot_seed(1, 0, 3)
+    True
+    """
+    digest = hashlib.sha256(f"bidel-bot/1:{seed}:{game}:{seat}".encode()).digest()
+    return int.from_bytes(digest[:8], "big")

@@ -22,8 +22,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from bots_sdk import build
-from bots_sdk.languages import ManifestError
+from bots_sdk.builds import build
+from bots_sdk.builds.languages import ManifestError
 from bots_sdk.remote import (
     Platform,
     RemoteError,

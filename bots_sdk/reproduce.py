@@ -7,7 +7,7 @@ the same code answers the same everywhere: ``identical`` until the first decisio
 bot now departs, which :func:`reproduce` names (hand, trick, what the record holds, what the
 bot now plays).
 
->>> from bots_sdk.runner import run_match
+>>> from bots_sdk.referee.runner import run_match
 >>> game = run_match("standard", 3, ["low", "random", "heuristic", "low"], hands=1).games[0]
 >>> reproduce(game.to_dict(), seat=2, bot="heuristic").identical
 True
@@ -24,10 +24,9 @@ from pathlib import Path
 from typing import Any
 
 from bots_sdk.builtin import make_builtin
-from bots_sdk.participants import Participant
-from bots_sdk.players import Answer, Fault, InProcessPlayer, Player, ProcessPlayer
-from bots_sdk.protocol import PHASE_DECISIONS
-from bots_sdk.runner import bot_seed
+from bots_sdk.protocol import PHASE_DECISIONS, bot_seed
+from bots_sdk.referee.participants import Participant
+from bots_sdk.referee.players import Answer, Fault, InProcessPlayer, Player, ProcessPlayer
 from bots_sdk.sandbox import Launcher, default_launcher
 from bots_sdk.view import View
 from engine.rules import RuleSet

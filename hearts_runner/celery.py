@@ -13,7 +13,7 @@ from typing import Any
 from celery import Celery
 from celery.signals import worker_init
 
-from bots_sdk import cgroups
+from bots_sdk.sandbox import cgroups
 from hearts_runner.config import FORBIDDEN, celery_settings
 from hearts_runner.tasks import sandbox_status
 

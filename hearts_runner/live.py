@@ -8,7 +8,7 @@ last event otherwise (a lost runner's); the files' folder is also held to a tota
 
 An event is one JSON object with ``seq`` (0, 1, … within a ``run``: a match played again after
 its runner was lost starts a new run) and ``type``: ``table`` (the table's shape and who may
-see what), ``frame`` (the frame of the hand in progress, see :mod:`bots_sdk.frames`) or
+see what), ``frame`` (the frame of the hand in progress, see :mod:`bots_sdk.referee.frames`) or
 ``end``. A bystander's feed (a game with a person at the table) is redacted by the runner
 before it is published: no unplayed card ever enters it.
 
@@ -32,8 +32,8 @@ from typing import Any, Protocol
 
 import orjson
 
-from bots_sdk.participants import Participant
-from bots_sdk.players import PersonLimits, PersonPlayer
+from bots_sdk.referee.participants import Participant
+from bots_sdk.referee.players import PersonLimits, PersonPlayer
 
 logger = logging.getLogger(__name__)
 
@@ -637,14 +637,14 @@ def shared_presence() -> Presence:
 
 #: What the platform puts in a seat's mailbox to take the person from the table (they left
 #: it, or their game ended before a runner began it): the seat's player reads it as
-#: :data:`bots_sdk.players.LEAVE`.
+#: :data:`bots_sdk.referee.players.LEAVE`.
 LEAVE_MESSAGE = json.dumps({"leave": True})
 
 
 class SeatLine:
-    """A person's :class:`bots_sdk.players.Line`: questions out on the seat's feed, answers in
-    from its mailbox (JSON objects; anything else is not an answer), the page's presence from
-    the marks the web tier leaves."""
+    """A person's :class:`bots_sdk.referee.players.Line`: questions out on the seat's feed,
+    answers in from its mailbox (JSON objects; anything else is not an answer), the page's
+    presence from the marks the web tier leaves."""
 
     def __init__(self, token: str, run: str) -> None:
         self.token = token

@@ -1,5 +1,5 @@
 """The runner's tasks: play a job, say what the sandbox can do. Thin shells over
-:func:`bots_sdk.jobs.run_job` (JSON in, JSON out; names explicit so queued work survives a
+:func:`bots_sdk.referee.jobs.run_job` (JSON in, JSON out; names explicit so queued work survives a
 refactoring)."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from celery import current_app, shared_task
 from celery.worker.control import inspect_command
 
 from bots_sdk import runtime
-from bots_sdk.jobs import Job, JobError, JobResult, run_job
+from bots_sdk.referee.jobs import Job, JobError, JobResult, run_job
 from bots_sdk.sandbox import SandboxUnavailable, default_launcher, per_bot_limits
 from hearts_runner import live
 from hearts_runner.config import PLATFORM_QUEUE, match_budget

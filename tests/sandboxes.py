@@ -58,7 +58,7 @@ def left_behind(backend: str, referee_pid: int | None = None) -> list[str]:
     backend, containers of this referee that its warm pool does not hold."""
     if backend != "docker":
         return [str(pid) for pid in processes_of(seat_uids(referee_pid))]
-    from bots_sdk import containers
+    from bots_sdk.sandbox import containers
 
     pool = containers.pool()
     pool.settle()

@@ -15,7 +15,7 @@ import dj_database_url
 import pytest
 import yaml
 
-from bots_sdk.seccomp import runner_profile
+from bots_sdk.sandbox.seccomp import runner_profile
 from tests.support import PROJECT_DIR, SERVICE_VARIABLES, child_env, settings_in_subprocess
 
 APP_SERVICES = ("web", "worker", "beat", "migrate")

@@ -681,7 +681,7 @@ def test_the_starter_kits_build_and_validate_in_the_runner_container(
 ) -> None:
     """Each language's kit, as `bidel pack` zips it, is built by a runner container's
     toolchain (the image's) in its sandbox and validated."""
-    from bots_sdk.build import pack
+    from bots_sdk.builds.build import pack
 
     base = deployment["base"]
     _wait(lambda: _health(base), 300, "a healthy /api/health/")

@@ -287,3 +287,268 @@ def test_pages_and_api_views_never_touch_the_orm() -> None:
     # a query (and its count), one place where a write is checked.
     found = [use for path in _view_modules() for use in _orm_uses(path)]
     assert found == [], "\n".join(found)
+
+
+# --- the SDK's rooms: what an author touches, the referee, the builds, the sandbox ----------
+
+#: What a bot and its author's own code import (a bot's process, training, the built-ins):
+#: none of it may reach the referee, the builds or the sandbox.
+AUTHOR_MODULES = (
+    "bots_sdk",
+    "bots_sdk.bot",
+    "bots_sdk.view",
+    "bots_sdk.protocol",
+    "bots_sdk.runtime",
+    "bots_sdk.errors",
+    "bots_sdk.sampling",
+    "bots_sdk.rollout",
+    "bots_sdk.learning",
+    "bots_sdk.observation",
+    "bots_sdk.host",
+    "bots_sdk.loader",
+    "bots_sdk.builtin",
+)
+#: The author's commands at the root (``bidel``, ``check``, the platform client, ``reproduce``):
+#: they drive the referee, so they may import anything of the SDK.
+TOOL_MODULES = (
+    "bots_sdk.__main__",
+    "bots_sdk.cli",
+    "bots_sdk.check",
+    "bots_sdk.remote",
+    "bots_sdk.remote_cli",
+    "bots_sdk.reproduce",
+)
+ROOMS = ("bots_sdk.referee", "bots_sdk.builds", "bots_sdk.sandbox")
+
+
+def _module_files(package: str) -> dict[str, Path]:
+    """Every module of ``package`` (migrations aside) by its dotted name."""
+    found: dict[str, Path] = {}
+    for path in (PROJECT_DIR / package).rglob("*.py"):
+        relative = path.relative_to(PROJECT_DIR)
+        if {"migrations", "kits", "examples"} & set(relative.parts):
+            continue
+        parts = list(relative.with_suffix("").parts)
+        if parts[-1] == "__init__":
+            parts.pop()
+        found[".".join(parts)] = path
+    return found
+
+
+def _imports(path: Path, known: dict[str, Path], *, runtime_only: bool = False) -> set[str]:
+    """The modules of ``known`` that ``path`` imports: at its top, inside functions, and
+    (unless ``runtime_only``) under ``TYPE_CHECKING``. ``from package import name`` counts as
+    the module ``package.name`` where there is one, else as the package."""
+    tree = ast.parse(path.read_text())
+    skipped: set[int] = set()
+    if runtime_only:
+        for node in ast.walk(tree):
+            if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+                skipped |= {id(inner) for inner in ast.walk(node)}
+    out: set[str] = set()
+    for node in ast.walk(tree):
+        if id(node) in skipped:
+            continue
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names = [
+                f"{node.module}.{alias.name}"
+                if f"{node.module}.{alias.name}" in known
+                else node.module
+                for alias in node.names
+            ]
+        else:
+            continue
+        for name in names:
+            while name and name not in known:
+                name = name.rpartition(".")[0]
+            if name:
+                out.add(name)
+    return out
+
+
+def _import_graph(*packages: str, runtime_only: bool = False) -> dict[str, set[str]]:
+    known: dict[str, Path] = {}
+    for package in packages:
+        known.update(_module_files(package))
+    return {
+        name: _imports(path, known, runtime_only=runtime_only) - {name}
+        for name, path in known.items()
+    }
+
+
+def _in(name: str, room: str) -> bool:
+    return name == room or name.startswith(room + ".")
+
+
+def _reaching(graph: dict[str, set[str]], sources: list[str], rooms: tuple[str, ...]) -> list[str]:
+    return sorted(
+        f"{source} imports {target}"
+        for source in sources
+        for target in graph[source]
+        if any(_in(target, room) for room in rooms)
+    )
+
+
+def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one module (Tarjan's, iteratively)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+    for root in graph:
+        if root in index:
+            continue
+        work = [(root, iter(sorted(graph[root])))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, edges = work[-1]
+            step = next(edges, None)
+            if step is not None:
+                if step not in index:
+                    index[step] = low[step] = len(index)
+                    stack.append(step)
+                    on_stack.add(step)
+                    work.append((step, iter(sorted(graph[step]))))
+                elif step in on_stack:
+                    low[node] = min(low[node], index[step])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                component = []
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    component.append(member)
+                    if member == node:
+                        break
+                if len(component) > 1:
+                    found.append(sorted(component))
+    return found
+
+
+def test_the_cycle_finder_finds_a_cycle_and_only_cycles() -> None:
+    assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+    assert _cycles({"a": {"b"}, "b": set(), "c": {"b"}}) == []
+
+
+def test_every_sdk_module_is_in_one_room() -> None:
+    graph = _import_graph("bots_sdk")
+    placed = set(AUTHOR_MODULES) | set(TOOL_MODULES)
+    loose = [
+        name
+        for name in graph
+        if name not in placed
+        and not any(_in(name, room) for room in ROOMS)
+        and not _in(name, "bots_sdk.builtin")
+    ]
+    assert loose == [], "say whether these are an author's, a tool, or of a room"
+
+
+def test_the_sandbox_imports_neither_the_builds_nor_the_referee() -> None:
+    graph = _import_graph("bots_sdk")
+    sandbox = [name for name in graph if _in(name, "bots_sdk.sandbox")]
+    assert len(sandbox) >= 8
+    assert _reaching(graph, sandbox, ("bots_sdk.builds", "bots_sdk.referee")) == []
+
+
+def test_the_builds_never_import_the_referee() -> None:
+    graph = _import_graph("bots_sdk")
+    builds = [name for name in graph if _in(name, "bots_sdk.builds")]
+    assert _reaching(graph, builds, ("bots_sdk.referee",)) == []
+
+
+def test_what_an_author_imports_reaches_no_room_of_the_platforms() -> None:
+    graph = _import_graph("bots_sdk")
+    authors = [name for name in graph if name in AUTHOR_MODULES or _in(name, "bots_sdk.builtin")]
+    assert _reaching(graph, authors, ROOMS) == []
+
+
+def test_no_import_cycle_in_the_sdk() -> None:
+    # (The engine keeps one on purpose: engine.state imports its rollout fast path last, which
+    # works on the state's internals, so that the compiled build inlines across the two.)
+    assert _cycles(_import_graph("bots_sdk")) == []
+
+
+def test_the_layout_checks_see_a_breach() -> None:
+    # The same checks on a graph with the breaches they exist for.
+    graph = {
+        "bots_sdk.sandbox.base": {"bots_sdk.builds.build"},
+        "bots_sdk.builds.build": {"bots_sdk.sandbox.base"},
+        "bots_sdk.view": {"bots_sdk.referee.runner"},
+        "bots_sdk.referee.runner": set(),
+    }
+    sandbox = ["bots_sdk.sandbox.base"]
+    assert _reaching(graph, sandbox, ("bots_sdk.builds", "bots_sdk.referee")) != []
+    assert _reaching(graph, ["bots_sdk.view"], ROOMS) != []
+    assert _cycles(graph) == [["bots_sdk.builds.build", "bots_sdk.sandbox.base"]]
+
+
+def test_the_old_module_paths_are_the_moved_modules() -> None:
+    # Scripts written against the flat layout keep working: an old name is the same module.
+    import importlib
+
+    import bots_sdk
+
+    for old, new in bots_sdk.MOVED.items():
+        module = importlib.import_module(old)
+        assert module is importlib.import_module(new), old
+        assert module.__name__ == new and module.__spec__ is not None
+        assert module.__spec__.name == new
+
+
+def _names_any(node: ast.AST | None) -> bool:
+    return node is not None and any(
+        (isinstance(inner, ast.Name) and inner.id == "Any")
+        or (isinstance(inner, ast.Attribute) and inner.attr == "Any")
+        for inner in ast.walk(node)
+    )
+
+
+def _public_any(path: Path) -> list[str]:
+    """The public functions, methods and fields (of the module or a class) of ``path`` whose
+    signature or annotation names ``Any``."""
+    tree = ast.parse(path.read_text())
+    scopes: list[ast.AST] = [tree, *(n for n in ast.walk(tree) if isinstance(n, ast.ClassDef))]
+    found = []
+    for scope in scopes:
+        for node in ast.iter_child_nodes(scope):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                if node.name.startswith("_") and node.name != "__init__":
+                    continue
+                arguments = [*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs]
+                arguments += [a for a in (node.args.vararg, node.args.kwarg) if a is not None]
+                if _names_any(node.returns) or any(_names_any(a.annotation) for a in arguments):
+                    found.append(f"{path.name}: {node.name}")
+            elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+                if not node.target.id.startswith("_") and _names_any(node.annotation):
+                    found.append(f"{path.name}: {node.target.id}")
+    return found
+
+
+def test_the_sandbox_and_build_boundary_is_typed_without_any() -> None:
+    rooms = [*(PROJECT_DIR / "bots_sdk" / "sandbox").glob("*.py")]
+    rooms += [*(PROJECT_DIR / "bots_sdk" / "builds").glob("*.py")]
+    assert len(rooms) >= 10
+    assert [hit for path in rooms for hit in _public_any(path)] == []
+
+
+def test_the_any_check_sees_it_in_a_signature_or_a_field(tmp_path: Path) -> None:
+    module = tmp_path / "boundary.py"
+    module.write_text(
+        "from typing import Any\n"
+        "def launch(tools: Any, limits: 'Limits') -> None: ...\n"
+        "def _private(x: Any) -> Any: ...\n"
+        "class Job:\n    launcher: Any\n    def limits(self) -> dict[str, Any]: ...\n"
+    )
+    assert _public_any(module) == [
+        "boundary.py: launch",
+        "boundary.py: launcher",
+        "boundary.py: limits",
+    ]

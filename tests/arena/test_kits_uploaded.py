@@ -13,8 +13,8 @@ import pytest
 
 from arena import services
 from arena.models import BotVersion, Ladder, Match
-from bots_sdk import build
-from bots_sdk.build import pack
+from bots_sdk.builds import build
+from bots_sdk.builds.build import pack
 from engine.record import verify
 from tests.sandboxes import sandbox_problem
 

@@ -16,10 +16,10 @@ import pytest
 from django.conf import settings
 
 from arena import live
-from bots_sdk.frames import LiveFrames, hand_frame, point_values, replay_frames
-from bots_sdk.jobs import Job, run_job
-from bots_sdk.participants import Participant
-from bots_sdk.runner import run_match
+from bots_sdk.referee.frames import LiveFrames, hand_frame, point_values, replay_frames
+from bots_sdk.referee.jobs import Job, run_job
+from bots_sdk.referee.participants import Participant
+from bots_sdk.referee.runner import run_match
 from engine.rules import PRESETS, RuleSet
 from engine.state import GameState, Phase
 from hearts_runner import live as feeds
@@ -410,7 +410,7 @@ def test_the_cursor_drops_repeats_and_starts_over_on_a_new_run() -> None:
 def _person_seat(tmp_path: Path, answer: Any) -> tuple[Any, list[dict[str, Any]]]:
     """A person's seat over the real file mailbox and feed; ``answer(question)`` is what the
     person's page sends back (None: nothing, the person left)."""
-    from bots_sdk.players import PersonPlayer
+    from bots_sdk.referee.players import PersonPlayer
     from hearts_runner.live import FileMailbox
 
     feed, mailbox = FileFeed(tmp_path / "live"), FileMailbox(tmp_path / "answers")
@@ -442,7 +442,7 @@ def _person_seat(tmp_path: Path, answer: Any) -> tuple[Any, list[dict[str, Any]]
 def test_a_person_who_leaves_is_replaced_by_the_fallback_when_the_clock_runs_out(
     tmp_path: Path,
 ) -> None:
-    from bots_sdk.runner import TimeControl
+    from bots_sdk.referee.runner import TimeControl
 
     people, sent = _person_seat(tmp_path, lambda question: None)
     seats = [Participant.of_person("t")] + [Participant.of_builtin("low")] * 3

@@ -14,7 +14,7 @@ from django.test import Client
 
 from arena import services
 from arena.models import Ladder, Match
-from bots_sdk.frames import replay_frames
+from bots_sdk.referee.frames import replay_frames
 from engine.record import replay
 from tests.arena.live import synthetic_history
 

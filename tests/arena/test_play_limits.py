@@ -22,9 +22,9 @@ from django.utils import timezone
 
 from arena import people, services, tasks
 from arena.models import Match, PlayHold
-from bots_sdk.participants import Participant
-from bots_sdk.players import PersonLimits
-from bots_sdk.runner import TimeControl, run_match
+from bots_sdk.referee.participants import Participant
+from bots_sdk.referee.players import PersonLimits
+from bots_sdk.referee.runner import TimeControl, run_match
 from engine.record import verify
 from hearts_runner import live as feeds
 from hearts_runner.config import PEOPLE_CONCURRENCY, PEOPLE_QUEUE, RUNNER_QUEUE
@@ -335,7 +335,7 @@ def test_a_person_who_times_out_spends_the_bank_once_not_at_every_timeout(
         def present(self) -> bool:
             return True
 
-    from bots_sdk.players import PersonPlayer
+    from bots_sdk.referee.players import PersonPlayer
 
     seats = [Participant.of_person("t")] + [Participant.of_builtin("low")] * 3
     result = run_match(

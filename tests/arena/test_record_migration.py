@@ -11,7 +11,7 @@ from django.apps import apps
 
 from arena import services
 from arena.models import Match
-from bots_sdk.runner import run_match
+from bots_sdk.referee.runner import run_match
 from engine.record import replay, verify
 
 pytestmark = pytest.mark.django_db

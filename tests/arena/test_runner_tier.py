@@ -24,7 +24,7 @@ from rest_framework.test import APIClient
 
 from arena import jobs, services
 from arena.models import BotVersion, Ladder, LadderEntry, Match
-from bots_sdk.jobs import run_job
+from bots_sdk.referee.jobs import run_job
 from engine.record import verify
 from tests.arena.live import sandbox_env, wait_until, worker_env
 from tests.support import PROJECT_DIR, celery_worker, purge_queues

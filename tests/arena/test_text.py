@@ -17,7 +17,7 @@ from rest_framework.test import APIClient
 from arena import services
 from arena.models import BotVersion, Ladder, Match, MatchSeat
 from arena.text import REPLACEMENT, clean_json, clean_text
-from bots_sdk.runner import run_match
+from bots_sdk.referee.runner import run_match
 from bots_sdk.sandbox import SandboxUnavailable, default_launcher
 from engine.record import verify
 from tests.support import requires_postgres

@@ -20,10 +20,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bots_sdk import build, packer
-from bots_sdk.build import BuildError, BuildLimits
-from bots_sdk.languages import manifest_of_zip
-from bots_sdk.packer import BLOCK, Entry
+from bots_sdk.builds import build, packer
+from bots_sdk.builds.build import BuildError, BuildLimits
+from bots_sdk.builds.languages import manifest_of_zip
+from bots_sdk.builds.packer import BLOCK, Entry
 from bots_sdk.sandbox import Bubblewrap, SandboxUnavailable
 from tests.sandboxes import sandbox_problem
 

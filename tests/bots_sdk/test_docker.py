@@ -16,8 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from bots_sdk import containers
-from bots_sdk.sandbox import Limits, SandboxUnavailable, default_launcher
+from bots_sdk.sandbox import Limits, SandboxUnavailable, containers, default_launcher
 
 PROJECT = Path(__file__).resolve().parents[2]
 LIMITS = Limits(cpu_seconds=2, memory_mb=256)

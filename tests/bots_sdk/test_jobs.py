@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from bots_sdk.jobs import Job, JobError, run_job
-from bots_sdk.participants import Participant
+from bots_sdk.referee.jobs import Job, JobError, run_job
+from bots_sdk.referee.participants import Participant
 from engine.record import verify
 from tests.sandboxes import sandbox_problem
 

@@ -14,11 +14,17 @@ from pathlib import Path
 
 import pytest
 
-from bots_sdk import build
-from bots_sdk.build import BuildError, BuildLimits, built, pack
-from bots_sdk.languages import LANGUAGES, Manifest, ManifestError, manifest_of, manifest_of_zip
-from bots_sdk.runner import TimeControl, run_match
-from bots_sdk.sandbox import Bubblewrap, Namespaces, SandboxUnavailable
+from bots_sdk.builds import build
+from bots_sdk.builds.build import BuildError, BuildLimits, built, pack
+from bots_sdk.builds.languages import (
+    LANGUAGES,
+    Manifest,
+    ManifestError,
+    manifest_of,
+    manifest_of_zip,
+)
+from bots_sdk.referee.runner import TimeControl, run_match
+from bots_sdk.sandbox import Bubblewrap, BuildJob, Namespaces, SandboxUnavailable
 from engine.record import verify
 from tests.sandboxes import left_behind, sandbox_problem
 
@@ -243,7 +249,9 @@ def test_the_backends_without_builds_refuse_a_compiled_bot_loudly(tmp_path: Path
     with pytest.raises(SandboxUnavailable, match="built and run by the bubblewrap backend"):
         Namespaces().launch(tmp_path, 0)
     with pytest.raises(SandboxUnavailable, match="built and run by the bubblewrap backend"):
-        Namespaces.build_launch(tmp_path, "true", build.toolchain("cpp"), BuildLimits())
+        Namespaces.build_launch(
+            BuildJob(tmp_path, build.PACKER, build._build_command, BuildLimits())
+        )
 
 
 @needs_sandbox

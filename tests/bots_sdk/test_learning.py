@@ -36,8 +36,8 @@ from bots_sdk.learning import (  # noqa: E402
     text_of,
 )
 from bots_sdk.loader import load_bot_class  # noqa: E402
-from bots_sdk.runner import run_match  # noqa: E402
-from bots_sdk.stats import summarize  # noqa: E402
+from bots_sdk.referee.runner import run_match  # noqa: E402
+from bots_sdk.referee.stats import summarize  # noqa: E402
 from engine.rules import PRESETS, RuleSet, allowed_player_counts  # noqa: E402
 from engine.state import GameState, IllegalMoveError, Phase  # noqa: E402
 from tests.support import PROJECT_DIR  # noqa: E402

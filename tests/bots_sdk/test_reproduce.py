@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from bots_sdk import highest
+from bots_sdk.referee.runner import TimeControl, run_match
 from bots_sdk.reproduce import RecordError, reproduce
-from bots_sdk.runner import TimeControl, run_match
 from engine.rules import RuleSet
 from engine.state import GameState, Phase
 from tests.sandboxes import sandbox_problem

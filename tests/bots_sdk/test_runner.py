@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from bots_sdk.runner import TimeControl, bot_seed, fallback_action, play_game, run_match
+from bots_sdk.referee.runner import TimeControl, bot_seed, fallback_action, play_game, run_match
 from engine.record import verify
 from engine.rules import RuleSet
 from engine.state import GameState
@@ -156,7 +156,7 @@ def test_stderr_is_captured_per_seat(tmp_path: Path) -> None:
 
 
 def test_a_match_given_a_launcher_starts_its_bot_files_with_it(tmp_path: Path) -> None:
-    from bots_sdk.sandbox import Launch, Unsandboxed
+    from bots_sdk.sandbox import BuiltBot, Launch, Unsandboxed
 
     said = tmp_path / "said.py"
     said.write_text(
@@ -169,7 +169,7 @@ def test_a_match_given_a_launcher_starts_its_bot_files_with_it(tmp_path: Path) -
     started: list[int] = []
 
     class Pure(Unsandboxed):  # as bench/compiled_strength.py sets each bot's engine build
-        def launch(self, bot: Path, seat: int) -> Launch:
+        def launch(self, bot: Path | BuiltBot, seat: int) -> Launch:
             started.append(seat)
             launch = super().launch(bot, seat)
             launch.env["BIDEL_ENGINE"] = "pure"

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from bots_sdk.runner import GameResult, TimeControl, run_match
+from bots_sdk.referee.runner import GameResult, TimeControl, run_match
 from bots_sdk.sandbox import Limits
 from engine.record import verify
 from tests.sandboxes import backend_problem, backends_under_test, left_behind
@@ -182,9 +182,8 @@ def test_reading_another_bots_file(tmp_path: Path) -> None:
 def test_the_first_decision_is_charged_like_the_others(backend: str, tmp_path: Path) -> None:
     # The clock starts after `ready`: the interpreter's start-up and the bot's import are not
     # charged to its first decision.
-    from bots_sdk import cgroups
-    from bots_sdk.players import Answer, ProcessPlayer
-    from bots_sdk.sandbox import default_launcher
+    from bots_sdk.referee.players import Answer, ProcessPlayer
+    from bots_sdk.sandbox import cgroups, default_launcher
     from bots_sdk.view import View
     from engine.rules import RuleSet
     from engine.state import GameState, Phase
@@ -266,7 +265,7 @@ def test_a_bot_may_import_the_runtimes_numpy_and_it_runs_on_one_thread(
 def _frozen(container_id: str) -> bool | None:
     """Whether the kernel holds the container's processes frozen (its freezer cgroup, v1 or
     v2), whatever the engine records; None where this host cannot see it."""
-    from bots_sdk import containers
+    from bots_sdk.sandbox import containers
 
     pid = containers.client().api.inspect_container(container_id)["State"]["Pid"]
     try:
@@ -296,7 +295,7 @@ def test_every_resume_leaves_a_container_running_however_fast_turns_follow(
         pytest.skip("the engine's pause and its record are the Docker backend's")
     import threading
 
-    from bots_sdk import containers
+    from bots_sdk.sandbox import containers
 
     taken = [containers.pool().take(LIMITS)[0] for _ in range(4)]
     if _frozen(taken[0]) is None:

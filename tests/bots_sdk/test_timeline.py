@@ -1,4 +1,4 @@
-"""A seat's timeline (bots_sdk.runner.decision_entry): one entry per decision, with the time
+"""A seat's timeline (bots_sdk.referee.runner.decision_entry): one entry per decision, with the time
 charged, the bank left and what the bot wrote to stderr while deciding — the same fields in a
 local ``bidel play --record`` as in a match the platform stores."""
 

@@ -16,17 +16,16 @@ from pathlib import Path
 
 import pytest
 
-from bots_sdk import build, packer
-from bots_sdk.languages import manifest_of
-from bots_sdk.runner import GameResult, TimeControl, run_match
-from bots_sdk.sandbox import Bubblewrap, Launch, SandboxUnavailable, Unsandboxed
+import bots_sdk
+from bots_sdk.builds import build, packer
+from bots_sdk.builds.languages import manifest_of
+from bots_sdk.referee.runner import GameResult, TimeControl, run_match
+from bots_sdk.sandbox import Bubblewrap, BuildJob, BuiltBot, Launch, SandboxUnavailable, Unsandboxed
 from engine.record import verify
 from tests.bots_sdk import test_build as streams
 from tests.sandboxes import left_behind, sandbox_problem
 
-KIT = (
-    Path(build.__file__).parent / "kits" / "cpp"
-)  # (the package's: a runner image has no checkout)
+KIT = Path(bots_sdk.__file__).parent / "kits" / "cpp"  # (the package's: no checkout in an image)
 BUILDS = Path(__file__).parent / "builds"
 CLOCK = TimeControl(1.0, 10.0)
 
@@ -209,11 +208,11 @@ class ForgedStream(Unsandboxed):
         self.where = where
         where.write_bytes(packer.STARTED + stream)
 
-    def build_launch(self, sources: Path, build_line: str, tools: object, limits: object) -> Launch:
+    def build_launch(self, job: BuildJob) -> Launch:
         send = "import sys; sys.stdout.buffer.write(open(sys.argv[1], 'rb').read())"
         return Launch([sys.executable, "-I", "-S", "-c", send, str(self.where)], {})
 
-    def launch(self, bot: Path, seat: int) -> Launch:  # the kit: in the real sandbox
+    def launch(self, bot: Path | BuiltBot, seat: int) -> Launch:  # the kit: in the real sandbox
         return Bubblewrap().launch(bot, seat)
 
 
@@ -250,7 +249,7 @@ class NoPacker(Unsandboxed):
         super().__init__()
         self.argv = argv
 
-    def build_launch(self, sources: Path, build_line: str, tools: object, limits: object) -> Launch:
+    def build_launch(self, job: BuildJob) -> Launch:
         return Launch(self.argv, {})
 
 

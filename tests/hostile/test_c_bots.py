@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from bots_sdk import build
-from bots_sdk.runner import TimeControl, run_match
+from bots_sdk.builds import build
+from bots_sdk.referee.runner import TimeControl, run_match
 from bots_sdk.sandbox import Limits
 from engine.record import verify
 from tests.sandboxes import left_behind, sandbox_problem

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from bots_sdk.runner import GameResult, TimeControl, run_match
+from bots_sdk.referee.runner import GameResult, TimeControl, run_match
 from bots_sdk.sandbox import Limits
 from engine.record import verify
 from tests.sandboxes import backend_problem, backends_under_test, left_behind

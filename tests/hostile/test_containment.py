@@ -14,9 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from bots_sdk import cgroups
-from bots_sdk.runner import GameResult, TimeControl, run_match
-from bots_sdk.sandbox import Limits
+from bots_sdk.referee.runner import GameResult, TimeControl, run_match
+from bots_sdk.sandbox import Limits, cgroups
 from engine.record import verify
 from tests.sandboxes import processes_of, sandbox_problem, seat_uids
 

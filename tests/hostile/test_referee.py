@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 
-from bots_sdk.players import Answer, Fault, ProcessPlayer
-from bots_sdk.runner import GameResult, TimeControl, run_match
+from bots_sdk.referee.players import Answer, Fault, ProcessPlayer
+from bots_sdk.referee.runner import GameResult, TimeControl, run_match
 from bots_sdk.sandbox import Bubblewrap, Launcher, Unsandboxed
 from bots_sdk.view import View
 from engine.record import verify

@@ -7,9 +7,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from bots_sdk.jobs import Job, run_job
-from bots_sdk.participants import Participant
-from bots_sdk.runner import TimeControl, run_match
+from bots_sdk.referee.jobs import Job, run_job
+from bots_sdk.referee.participants import Participant
+from bots_sdk.referee.runner import TimeControl, run_match
 from engine.record import verify
 from engine.rules import RuleSet
 from engine.state import MAX_HANDS

@@ -8,7 +8,7 @@ A bot is a Python file, or a folder (on the platform: a zip) with a manifest at 
     run = "./bot"                                 # optional: the language's default
 
 ``build`` is a shell line run in a copy of the bot's folder (``/bin/sh -c``), in the sandbox,
-with the build's limits and no network (:mod:`bots_sdk.build`); ``run`` is split like a shell
+with the build's limits and no network (:mod:`bots_sdk.builds.build`); ``run`` is split like a shell
 line (no shell features: no pipes, no variables) and run in the built folder, read-only, in the
 same sandbox and under the same limits and clock as a Python bot. A Python bot needs no
 manifest (a ``.py`` file, or a zip with ``bot.py``); its manifest, if any, may not change how it
@@ -20,7 +20,7 @@ is run: the SDK's host runs it.
 >>> Manifest.parse("bot.json", b'{"language": "cobol"}')  # doctest: +ELLIPSIS
 Traceback (most recent call last):
 ...
-bots_sdk.languages.ManifestError: bot.json: language 'cobol' is not one of python, cpp, rust, ...
+bots_sdk.builds.languages.ManifestError: bot.json: language 'cobol' is not one of python, ...
 """
 
 from __future__ import annotations
@@ -187,7 +187,7 @@ class Manifest:
             raise ManifestError(f"{name}: run is empty")
         return cls(language, build, run, name)
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, str | list[str]]:
         return {"language": self.language, "build": self.build, "run": self.run}
 
 

@@ -12,7 +12,6 @@
 
 from __future__ import annotations
 
-import json
 import math
 import os
 import select
@@ -23,9 +22,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-from bots_sdk import build
 from bots_sdk.bot import Bot
-from bots_sdk.languages import ManifestError
+from bots_sdk.builds import build
+from bots_sdk.builds.languages import ManifestError
 from bots_sdk.protocol import (
     DECISION_METHODS,
     MAX_LINE,
@@ -39,7 +38,7 @@ from bots_sdk.protocol import (
     decode_reply,
     encode,
 )
-from bots_sdk.sandbox import Launch, Launcher, Limits, Namespaces, Unsandboxed
+from bots_sdk.sandbox import Launch, Launcher, Limits, procs
 from bots_sdk.view import View
 from engine.rules import RulesError, RuleSet
 
@@ -126,9 +125,6 @@ class Player(Protocol):
     def close(self) -> str: ...
 
 
-_CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
-
-
 def settings(rules_spec: Any) -> dict[str, Any] | None:
     """``hello``'s ``settings``: every rule of the spec resolved (a preset's name spelt out),
     with the numbers a bot in another language would otherwise derive (``hand_size``,
@@ -149,90 +145,6 @@ def settings(rules_spec: Any) -> dict[str, Any] | None:
         "deck_size": rules.deck_size,
         "moon_amount": rules.moon_amount,
     }
-
-
-def _sandboxed_pids(info_fd: int, deadline: float) -> tuple[int | None, int | None]:
-    """The sandbox's init (bwrap's ``child-pid``) and the bot, its child."""
-    data = b""
-    while b"}" not in data and time.monotonic() < deadline:
-        ready, _, _ = select.select([info_fd], [], [], max(0.0, deadline - time.monotonic()))
-        if not ready:
-            break
-        chunk = os.read(info_fd, 4096)
-        if not chunk:
-            break
-        data += chunk
-    try:
-        init = int(json.loads(data)["child-pid"])
-    except (ValueError, KeyError):
-        return None, None
-    return init, _child_of(init, deadline)
-
-
-def _child_of(pid: int, deadline: float) -> int | None:
-    """The first child of ``pid``, waiting for it to be forked (until ``deadline``)."""
-    while time.monotonic() < deadline:
-        try:
-            children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
-        except OSError:
-            return None
-        if children:
-            return int(children[0])
-        select.select([], [], [], 0.002)  # forked right after: a short wait
-    return None
-
-
-def _wait_gone(pids: list[int], deadline: float) -> None:
-    """Block until each process has exited (a pidfd turns readable), or the deadline."""
-    for pid in pids:
-        try:
-            handle = os.pidfd_open(pid)
-        except (ProcessLookupError, OSError):
-            continue
-        try:
-            select.select([handle], [], [], max(0.0, deadline - time.monotonic()))
-        finally:
-            os.close(handle)
-
-
-def _reap(process: subprocess.Popen[bytes], timeout: float) -> None:
-    """Wait for ``process`` to exit (its pidfd, not ``Popen.wait``'s polling, whose growing
-    sleeps outlast a bot that exits at once) or ``timeout``; reap it if it has."""
-    if process.returncode is None:  # (not reaped: its pid is still its own)
-        _wait_gone([process.pid], time.monotonic() + timeout)
-    try:
-        process.wait(timeout=0)
-    except subprocess.TimeoutExpired:
-        pass
-
-
-def _tree_cpu(init: int) -> float | None:
-    """CPU of the sandbox's init and every process below it (utime + stime + what each
-    reaped). The init is PID 1 of the bot's PID namespace, so every process of the bot is
-    below it, orphans included, and none can leave. Read from /proc/*/stat (world-readable:
-    no ptrace right needed, unlike /proc/*/ns)."""
-    parents: dict[int, int] = {}
-    times: dict[int, float] = {}
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            fields = Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()
-        except (OSError, IndexError):
-            continue
-        parents[int(entry)] = int(fields[1])
-        times[int(entry)] = sum(int(f) for f in fields[11:15]) / _CLOCK_TICKS
-    if init not in times:
-        return None
-    children: dict[int, list[int]] = {}
-    for pid, parent in parents.items():
-        children.setdefault(parent, []).append(pid)
-    total, todo = 0.0, [init]
-    while todo:
-        pid = todo.pop()
-        total += times.get(pid, 0.0)
-        todo += children.get(pid, [])
-    return total
 
 
 def _read_reply(line: bytes) -> Reply | Fault:
@@ -330,7 +242,7 @@ class ProcessPlayer:
         if prepared.note:
             self.build_log = prepared.note + "\n"
         try:
-            launch = self.launcher.launch(prepared.path, seat)
+            launch = self.launcher.launch(prepared.bot, seat)
         except BaseException:
             self._release_build()
             raise
@@ -364,17 +276,9 @@ class ProcessPlayer:
         assert self.launch is not None and self.process is not None
         launch = self.launch
         deadline = time.monotonic() + self.startup_timeout
-        if launch.info_read is not None:
-            # bwrap reports its sandbox's init; the bot is the init's child.
-            self.sandbox_init, self.bot_pid = _sandboxed_pids(launch.info_read, deadline)
-        elif isinstance(self.launcher, Namespaces):
-            # the chain (sh, setpriv, prlimit, unshare: one process) -> init -> the bot
-            self.sandbox_init = _child_of(self.process.pid, deadline)
-            if self.sandbox_init is not None:
-                self.bot_pid = _child_of(self.sandbox_init, deadline)
-        elif isinstance(self.launcher, Unsandboxed):
-            self.bot_pid = self.process.pid
-        # (a container runs only on its turn: its wall clock bounds its CPU)
+        # Where the sandbox's init and the bot are, as the launch knows (a container's are not
+        # this host's: it runs only on its turn, and its wall clock bounds its CPU).
+        self.sandbox_init, self.bot_pid = launch.processes(self.process.pid, deadline)
         hello = {
             "type": "hello",
             "protocol": VERSION,
@@ -402,14 +306,8 @@ class ProcessPlayer:
         if self.launch is not None and (self.launch.group or self.launch.clock):
             return self.launch.cpu_seconds()
         if self.sandbox_init is not None:
-            return _tree_cpu(self.sandbox_init)
-        if self.bot_pid is None:
-            return None
-        try:
-            fields = Path(f"/proc/{self.bot_pid}/stat").read_text().rsplit(")", 1)[1].split()
-        except (OSError, IndexError):
-            return None
-        return (int(fields[11]) + int(fields[12])) / _CLOCK_TICKS
+            return procs.tree_cpu(self.sandbox_init)
+        return None if self.bot_pid is None else procs.process_cpu(self.bot_pid)
 
     def _drain_stderr(self) -> None:
         assert self.process is not None and self.process.stderr is not None
@@ -445,7 +343,7 @@ class ProcessPlayer:
     def _exit_fault(self, what: str) -> Fault:
         assert self.process is not None
         self._drain_stderr()
-        _reap(self.process, 2)
+        procs.reap(self.process, 2)
         code = self.process.returncode
         if "MemoryError" in bytes(self.stderr).decode(errors="replace"):
             return Fault("memory", f"{what}: out of memory")
@@ -615,8 +513,8 @@ class ProcessPlayer:
             os.killpg(self.process.pid, signal.SIGKILL)
         except (ProcessLookupError, PermissionError):
             pass
-        _wait_gone(doomed, time.monotonic() + 10)
-        _reap(self.process, 10)
+        procs.wait_gone(doomed, time.monotonic() + 10)
+        procs.reap(self.process, 10)
         if self.launch is not None:
             self.launch.release()  # whatever escaped the session is still in the cgroup
         self._drain_stderr()
@@ -637,7 +535,7 @@ class ProcessPlayer:
             if self.launch is not None and self.launch.resume is not None:
                 self.launch.resume()  # (to read its bye)
             self._write(encode({"type": "bye"}), time.monotonic() + 1)
-            _reap(self.process, 2)
+            procs.reap(self.process, 2)
         self._kill()
         for stream in (
             (self.process.stdin, self.process.stdout, self.process.stderr) if self.process else ()

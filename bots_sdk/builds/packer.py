@@ -1,7 +1,7 @@
 """The build's packer: the one process of a build that the build cannot reach, and the stream
 it sends back.
 
-A bot's build (:mod:`bots_sdk.build`) is hostile code, run as the same uid as whatever packs
+A bot's build (:mod:`bots_sdk.builds.build`) is hostile code, run as the same uid as whatever packs
 its output. So the packing is done by this script, standard library only, run with the
 referee's interpreter (``python -I -S``) in the build's sandbox, where it is the PID
 namespace's init (``bwrap --as-pid-1``: no process of bubblewrap's is inside with it):
@@ -37,7 +37,7 @@ long names, sparse maps), zeros after the data, and two empty blocks at the end.
 >>> read_stream(stream[:1024], 10, 5)
 Traceback (most recent call last):
 ...
-bots_sdk.packer.StreamError: the stream ends in the middle of 'bin/bot' (cut short?)
+bots_sdk.builds.packer.StreamError: the stream ends in the middle of 'bin/bot' (cut short?)
 >>> name_problem(("src", "..", "etc"))
 "a '..' in a name: outside its folder"
 """

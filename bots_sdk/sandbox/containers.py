@@ -50,19 +50,22 @@ import sys
 import tarfile
 import threading
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from bots_sdk import cgroups, runtime, sandbox_init, seccomp
+from bots_sdk import runtime
+from bots_sdk.sandbox import cgroups, seccomp
+from bots_sdk.sandbox import init as sandbox_init
+from bots_sdk.sandbox.base import BuildJob, BuiltBot, Launch, Limits, SandboxUnavailable
+from bots_sdk.sandbox.layers import NOT_BUILT
 from engine import compiled_files
 
 if TYPE_CHECKING:
     from docker import DockerClient
 
-    from bots_sdk.sandbox import Launch, Limits
-
 log = logging.getLogger(__name__)
-SDK_ROOT = Path(__file__).resolve().parent.parent
+SDK_ROOT = Path(__file__).resolve().parents[2]
 DEFAULT_IMAGE = "bidel-bot:latest"
 DEFAULT_BASE = "python:3.11-slim-bookworm"
 DEFAULT_POOL = 4
@@ -78,7 +81,7 @@ _RECEIVE = (
     "leave(receive())"
 )
 _BRIDGE = (
-    "import sys; sys.path[:0] = [{root!r}]; from bots_sdk.containers import bridge; "
+    "import sys; sys.path[:0] = [{root!r}]; from bots_sdk.sandbox.containers import bridge; "
     "sys.exit(bridge())"
 )
 
@@ -220,7 +223,7 @@ def check() -> None:
 # --- containers ------------------------------------------------------------------------------
 
 
-def container_options(limits: Limits) -> dict[str, Any]:
+def container_options(limits: Limits) -> dict[str, object]:
     """How every bot container is made (``containers.create`` keywords): no network, a
     read-only root and a private ``/tmp`` (bytes and files capped), one CPU, memory without
     swap, a process cap, rlimits, no capabilities, no new privileges, the bots' seccomp
@@ -269,7 +272,7 @@ def container_options(limits: Limits) -> dict[str, Any]:
 
 
 #: Docker's own masked paths (moby's defaults, which a list of ours replaces), then what
-#: /proc tells of the whole machine (bots_sdk.sandbox_init.MASKED_PROC_FILES). The engine
+#: /proc tells of the whole machine (bots_sdk.sandbox.init.MASKED_PROC_FILES). The engine
 #: covers each with an empty file or folder where its kernel has it and skips the rest.
 MASKED_PATHS = (
     "/proc/asound",
@@ -440,7 +443,6 @@ def pool() -> Pool:
 
 def launch(bot: Path, seat: int, limits: Limits) -> Launch:
     """A seat's bot in a container of the pool, spoken to through :func:`bridge`."""
-    from bots_sdk.sandbox import Launch
 
     container_id, _warm = pool().take(limits)
     env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin")}
@@ -620,3 +622,54 @@ def _write_all(fd: int, data: bytes) -> None:
             return
         except BlockingIOError:
             select.select([], [fd], [])
+
+
+# --- the backend ---------------------------------------------------------------------------
+
+
+@dataclass
+class Docker:
+    """The production backend: each bot in a container of its own on the engine
+    ``DOCKER_HOST`` names, through the Docker SDK for Python (this module): no network, a read-only
+    root, memory, CPU and process limits, no capabilities, the bots' seccomp filter, an unprivileged
+    user, an empty environment, and no path of the referee's shared (the code goes in on the
+    container's input). A warm pool hides the engine's start-up. Point it at a separate runner
+    host's engine, never a worker's local socket: the
+    socket is root-equivalent.
+    """
+
+    limits: Limits = field(default_factory=Limits)
+    layers: list[str] = field(
+        default_factory=lambda: [
+            "container: no network, read-only root, private tmpfs (bytes and files)",
+            "memory, CPU, process limits of the whole container",
+            "no capabilities, no new privileges, seccomp filter, uid 65534",
+            "empty environment, nothing shared with the referee's host",
+        ]
+    )
+
+    @staticmethod
+    def check() -> None:
+        """Raise :class:`SandboxUnavailable` unless a Docker engine answers with the bots'
+        image, built from these SDK sources."""
+        try:
+            check()
+        except Unavailable as exc:
+            raise SandboxUnavailable(str(exc)) from None
+
+    @staticmethod
+    def build_launch(job: BuildJob) -> Launch:
+        raise SandboxUnavailable(NOT_BUILT.format(backend="docker"))
+
+    def launch(self, bot: Path | BuiltBot, seat: int) -> Launch:
+        if isinstance(bot, BuiltBot) or bot.is_dir():  # (a folder: a compiled bot's)
+            raise SandboxUnavailable(NOT_BUILT.format(backend="docker"))
+        try:
+            return launch(bot, seat, self.limits)
+        except Unavailable as exc:
+            raise SandboxUnavailable(str(exc)) from None
+
+    @staticmethod
+    def janitor() -> int:
+        """Remove the bot containers left behind (see :func:`janitor`)."""
+        return janitor()

@@ -1,9 +1,9 @@
 """Building a bot in another language, in the sandbox, once per version of its code.
 
-A bot with a manifest naming a compiled language (:mod:`bots_sdk.languages`) is built before
+A bot with a manifest naming a compiled language (:mod:`bots_sdk.builds.languages`) is built before
 it plays: its files are unpacked into a folder the build sees read-only at ``/src``; in the
 sandbox (no network, its own uid, the seccomp filter, no environment but ``PATH`` and
-``HOME``) the packer (:mod:`bots_sdk.packer`, a process the build cannot reach) copies them
+``HOME``) the packer (:mod:`bots_sdk.builds.packer`, a process the build cannot reach) copies them
 into its private ``/tmp``, runs the manifest's build line with its output on stderr, stops
 whatever the build left running, and writes the built folder to stdout as a stream of plain
 files and folders. The build has limits of its own (:class:`BuildLimits`): CPU seconds,
@@ -33,15 +33,17 @@ import shutil
 import signal
 import stat
 import subprocess
+import sys
 import tempfile
 import time
 import zipfile
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from bots_sdk import packer
-from bots_sdk.languages import (
+from bots_sdk.builds import packer
+from bots_sdk.builds.languages import (
     LANGUAGES,
     MANIFESTS,
     Manifest,
@@ -49,7 +51,7 @@ from bots_sdk.languages import (
     manifest_of,
     zip_root,
 )
-from bots_sdk.sandbox import SandboxUnavailable
+from bots_sdk.sandbox import BuildJob, BuiltBot, Launcher, Limits, SandboxUnavailable
 
 #: A folder a bot's files may not come from when packed (build outputs, tools' own).
 SKIPPED_FOLDERS = frozenset({"target", "classes", "node_modules", "build", "__pycache__"})
@@ -82,7 +84,7 @@ def build_argv(
 ) -> list[str]:
     """The build's command: the packer (``script``, run by ``python``) copies ``sources`` to
     ``folder``, builds there (its output to stderr), then writes the folder to stdout as a
-    stream, or its verdict (:mod:`bots_sdk.packer`).
+    stream, or its verdict (:mod:`bots_sdk.builds.packer`).
 
     >>> build_argv("make", "/src", "/tmp/build", python="/usr/bin/python3",
     ...            script="/sdk/packer.py", limits=BuildLimits(), sandboxed=True)[4:]
@@ -103,6 +105,28 @@ def build_argv(
     ]
 
 
+def _build_command(
+    build_line: str,
+    python: str,
+    limits: BuildLimits,
+    sources: str,
+    folder: str,
+    script: str,
+    sandboxed: bool,
+) -> list[str]:
+    """:func:`build_argv` as a :data:`~bots_sdk.sandbox.base.BuildCommand`: told by the
+    launcher where it put the sources, the build's folder and the packer."""
+    return build_argv(
+        build_line,
+        sources,
+        folder,
+        python=python,
+        script=script,
+        limits=limits,
+        sandboxed=sandboxed,
+    )
+
+
 class BuildError(RuntimeError):
     """The bot could not be built: ``reason`` in a line, ``log`` what the build printed."""
 
@@ -113,35 +137,25 @@ class BuildError(RuntimeError):
 
 
 @dataclass(frozen=True)
-class BuildLimits:
-    """A build's limits: of its whole process tree where the host gives cgroups, else of each
-    process (rlimits, always set too); ``tmp_mb`` and ``tmp_files`` cap the folder it builds
-    in, ``output_mb`` what it returns, ``log_bytes`` the log kept."""
+class BuildLimits(Limits):
+    """A build's limits: a bot's limits with a build's sizes (of its whole process tree where
+    the host gives cgroups, else of each process: rlimits, always set too), and three of its
+    own: ``wall_seconds``, ``output_mb`` (what it returns) and ``log_bytes`` (the log kept:
+    its stderr, so ``stderr_bytes`` follows it)."""
 
-    cpu_seconds: int = 120
-    wall_seconds: int = 300
     memory_mb: int = 2048
+    cpu_seconds: int = 120
     processes: int = 64
     file_size_mb: int = 128
     open_files: int = 256
     tmp_mb: int = 256
     tmp_files: int = 20000
+    wall_seconds: int = 300
     output_mb: int = 64
     log_bytes: int = 64 * 1024
 
-    def as_sandbox_limits(self) -> Any:
-        from bots_sdk.sandbox import Limits
-
-        return Limits(
-            memory_mb=self.memory_mb,
-            cpu_seconds=self.cpu_seconds,
-            processes=self.processes,
-            file_size_mb=self.file_size_mb,
-            open_files=self.open_files,
-            tmp_mb=self.tmp_mb,
-            tmp_files=self.tmp_files,
-            stderr_bytes=self.log_bytes,
-        )
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "stderr_bytes", self.log_bytes)  # (the log is its stderr)
 
 
 @dataclass(frozen=True)
@@ -214,7 +228,7 @@ def toolchain(language: str) -> Toolchain:
     return Toolchain(language, tuple(binds), tuple(path), " | ".join(versions))
 
 
-def cache_key(code: bytes, manifest: dict[str, Any], versions: str) -> str:
+def cache_key(code: bytes, manifest: Mapping[str, object], versions: str) -> str:
     """The build cache's key: the code's sha256, what the manifest asks, the toolchain."""
     digest = hashlib.sha256()
     digest.update(hashlib.sha256(code).digest())
@@ -476,7 +490,7 @@ class Built:
 
 
 def built(
-    code: bytes, manifest: Manifest, launcher: Any, limits: BuildLimits | None = None
+    code: bytes, manifest: Manifest, launcher: Launcher, limits: BuildLimits | None = None
 ) -> Built:
     """The built folder of ``code``: from the cache, else built now in ``launcher``'s sandbox
     (and cached, the cache then held to :func:`cache_cap`), with a :class:`Lease` on it that
@@ -517,7 +531,7 @@ def _build_into(
     code: bytes,
     manifest: Manifest,
     tools: Toolchain,
-    launcher: Any,
+    launcher: Launcher,
     limits: BuildLimits,
     entry: Path,
 ) -> tuple[str, float]:
@@ -548,12 +562,16 @@ def _build_into(
 
 
 def _run_build(
-    sources: Path, manifest: Manifest, tools: Toolchain, launcher: Any, limits: BuildLimits
+    sources: Path, manifest: Manifest, tools: Toolchain, launcher: Launcher, limits: BuildLimits
 ) -> tuple[bytes, str]:
     """Run the build in the sandbox: (the stream, the log), or :class:`BuildError` (the
     build's doing), or :class:`SandboxUnavailable` (the host failed it: the sandbox never
     started the packer, or the packer says it cannot work here)."""
-    launch = launcher.build_launch(sources, manifest.build, tools, limits)
+    command = functools.partial(
+        _build_command, manifest.build, os.path.realpath(sys.executable), limits
+    )
+    job = BuildJob(sources, PACKER, command, limits, binds=tools.binds, path=tools.env_path)
+    launch = launcher.build_launch(job)
     try:
         process = subprocess.Popen(
             launch.argv,
@@ -676,7 +694,7 @@ def _kill(process: subprocess.Popen[bytes]) -> None:
 def _extract(stream: bytes, into: Path, limits: BuildLimits | None = None) -> None:
     """Unpack the stream a build sent back into ``into`` (made here), reading it as hostile:
     every member checked and counted against ``limits.output_mb`` and
-    :data:`MAX_BUILT_FILES` first (:func:`bots_sdk.packer.read_stream`: plain files and
+    :data:`MAX_BUILT_FILES` first (:func:`bots_sdk.builds.packer.read_stream`: plain files and
     folders only, clean names, each once), then written, readable by all (the bot runs as
     another uid), executables kept executable. Any fault of the stream is a
     :class:`BuildError`; only a failure of this host's disk is an :class:`OSError`."""
@@ -715,15 +733,16 @@ def _extract(stream: bytes, into: Path, limits: BuildLimits | None = None) -> No
 
 @dataclass(frozen=True)
 class Prepared:
-    """What to launch for a bot, a note for its log, and the lease on its build (None for a
-    Python bot) that the seat holds until it is closed."""
+    """What to launch for a bot (a Python bot's file, or a :class:`BuiltBot`), a note for its
+    log, and the lease on its build (None for a Python bot) that the seat holds until it is
+    closed."""
 
-    path: Path
+    bot: Path | BuiltBot
     note: str = ""
     lease: Lease | None = field(default=None, compare=False, repr=False)
 
 
-def prepare(bot: Path, launcher: Any) -> Prepared:
+def prepare(bot: Path, launcher: Launcher) -> Prepared:
     """What to launch for the bot at ``bot`` (a ``.py`` file, a zip or a folder): a Python bot
     as it is (a folder packed to a zip first), a compiled one built (or found in the cache)
     into its folder, leased. Raises :class:`BuildError` (with the log) when it cannot be
@@ -737,7 +756,15 @@ def prepare(bot: Path, launcher: Any) -> Prepared:
         return Prepared(bot)
     code = pack(bot) if bot.is_dir() else bot.read_bytes()
     result = built(code, manifest, launcher)
-    return Prepared(result.folder, result.note(), result.lease)
+    return Prepared(launchable(result.folder), result.note(), result.lease)
+
+
+def launchable(folder: Path) -> BuiltBot:
+    """A built folder as a launcher runs it: its run command and its toolchain's needs."""
+    tools = toolchain(language_of(folder))
+    return BuiltBot(
+        folder.resolve(), tuple(run_command(folder)), binds=tools.binds, path=tools.env_path
+    )
 
 
 def run_command(folder: Path) -> list[str]:

@@ -17,7 +17,6 @@ for the rest of the match.
 from __future__ import annotations
 
 import functools
-import hashlib
 import logging
 import tempfile
 import time
@@ -28,9 +27,9 @@ from typing import Any, TypeVar
 
 from bots_sdk.bot import lowest, strength
 from bots_sdk.builtin import make_builtin
-from bots_sdk.participants import Participant, ParticipantError
-from bots_sdk.players import Answer, Fault, InProcessPlayer, Player, ProcessPlayer
-from bots_sdk.protocol import PHASE_DECISIONS, clean_text
+from bots_sdk.protocol import PHASE_DECISIONS, bot_seed, clean_text
+from bots_sdk.referee.participants import Participant, ParticipantError
+from bots_sdk.referee.players import Answer, Fault, InProcessPlayer, Player, ProcessPlayer
 from bots_sdk.sandbox import Launcher, Limits, default_launcher
 from bots_sdk.view import View
 from engine.rules import RuleSet
@@ -205,16 +204,6 @@ def seated(participants: Sequence[T], rotation: int) -> list[T]:
     """Who holds each seat, ``participants`` moved ``rotation`` seats along."""
     n = len(participants)
     return [participants[(seat + rotation) % n] for seat in range(n)]
-
-
-def bot_seed(seed: int, game: int, seat: int) -> int:
-    """The seed of a bot's RNG: a pure function of the match seed, game and seat.
-
-    >>> bot_seed(1, 0, 2) == bot_seed(1, 0, 2) != bot_seed(1, 0, 3)
-    True
-    """
-    digest = hashlib.sha256(f"bidel-bot/1:{seed}:{game}:{seat}".encode()).digest()
-    return int.from_bytes(digest[:8], "big")
 
 
 def fallback_action(state: GameState) -> list[str] | str:

@@ -12,10 +12,10 @@ import statistics
 from collections import defaultdict
 from typing import TYPE_CHECKING, Any
 
-from bots_sdk.players import FAULT_CLASSES
+from bots_sdk.referee.players import FAULT_CLASSES
 
 if TYPE_CHECKING:
-    from bots_sdk.runner import MatchResult
+    from bots_sdk.referee.runner import MatchResult
 
 # Two-sided 95% quantiles of Student's t by degrees of freedom (1..30); 1.96 beyond.
 _T975 = [

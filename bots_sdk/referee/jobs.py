@@ -20,11 +20,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from bots_sdk.frames import LiveFrames, bystander_frame, table_shape
-from bots_sdk.participants import Participant, ParticipantError
-from bots_sdk.players import PersonLimits
 from bots_sdk.protocol import clean_text
-from bots_sdk.runner import HUMAN_CLOCK, People, TimeControl, run_match
+from bots_sdk.referee.frames import LiveFrames, bystander_frame, table_shape
+from bots_sdk.referee.participants import Participant, ParticipantError
+from bots_sdk.referee.players import PersonLimits
+from bots_sdk.referee.runner import HUMAN_CLOCK, People, TimeControl, run_match
 from bots_sdk.sandbox import Limits, SandboxUnavailable
 from engine.rules import RulesError
 from engine.state import GameState
@@ -59,7 +59,7 @@ class Job:
     #: "bystander" (only what a bystander sees: a game with a person at the table).
     live: str = ""
     #: A person's seats' clock (the bots keep ``move`` and ``bank``), and how long a person
-    #: may be away or think in all (:class:`bots_sdk.players.PersonLimits`): the platform's
+    #: may be away or think in all (:class:`bots_sdk.referee.players.PersonLimits`): the platform's
     #: settings, so that a runner needs none.
     person_clock: TimeControl = HUMAN_CLOCK
     person: PersonLimits = field(default_factory=PersonLimits)
@@ -218,7 +218,7 @@ def run_job(
     says why there is no game. ``publish`` receives the live feed's events when the job asks
     for one (:attr:`Job.live`), and is closed (``publish.close()``, if it has one) before this
     returns; ``people`` reaches its persons' seats, if it has any; ``budget``: the seconds the
-    match may take (:func:`bots_sdk.runner.run_match`), None for no bound."""
+    match may take (:func:`bots_sdk.referee.runner.run_match`), None for no bound."""
     observer = None
     if job.live and publish is not None:
         observer = live_observer(job.live, publish)

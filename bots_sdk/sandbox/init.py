@@ -4,12 +4,12 @@ Run as root by ``unshare --mount --net --pid --ipc --uts --fork`` (see
 :class:`bots_sdk.sandbox.Namespaces`): builds a root of its own — a tmpfs with read-only
 binds of /usr, the Python runtime, the SDK and the bot, its own /proc, a size-capped /tmp —
 chroots into it, then forks the bot under an unprivileged uid with an empty environment, a
-parent-death signal and the seccomp filter (:mod:`bots_sdk.seccomp`, compiled by the referee
+parent-death signal and the seccomp filter (:mod:`bots_sdk.sandbox.seccomp`, compiled by the referee
 and read from a descriptor), and stays as its reaper, so that the bot is never PID 1 (which
 would ignore SIGXCPU). It exits with the bot's status; when it dies, the kernel kills
 everything left in the namespace.
 
-Usage: python sandbox_init.py UID TMP_OPTIONS SECCOMP_FD RUNTIME SDK BOT [FOLDER=TARGET...] --
+Usage: python init.py UID TMP_OPTIONS SECCOMP_FD RUNTIME SDK BOT [FOLDER=TARGET...] --
 COMMAND... (each FOLDER=TARGET: a runtime package bound read-only at TARGET; bots_sdk.runtime)
 """
 
@@ -28,7 +28,7 @@ ROOT = "/run/bidel-sandbox"
 #: pressure. A seat could read another's doings in them (a lock on a shared file, memory
 #: held or processes started as a signal); each is covered, where the kernel has it, by an
 #: empty read-only file (a folder by an empty read-only tmpfs). The same list serves every
-#: backend (bots_sdk.sandbox, bots_sdk.containers).
+#: backend (bots_sdk.sandbox, bots_sdk.sandbox.containers).
 MASKED_PROC_FILES = (
     "locks",
     "meminfo",

@@ -3,8 +3,8 @@
 A :class:`Participant` is a built-in bot by name, a bot file on this machine, a bot's code
 as bytes (an uploaded version: its file name, its sha256 and, on the platform, its version
 id), or a person (``human``: the secret of the page that plays the seat). The runner seats
-participants (:func:`bots_sdk.runner.run_match`), a job carries them to a runner
-(:mod:`bots_sdk.jobs`), and the platform's models store the same choice — a built-in's name,
+participants (:func:`bots_sdk.referee.runner.run_match`), a job carries them to a runner
+(:mod:`bots_sdk.referee.jobs`), and the platform's models store the same choice — a built-in's name,
 a bot or a person — under one constraint.
 
 >>> Participant.parse("low"), Participant.parse("my_bot.py").label

@@ -21,7 +21,7 @@ share and what bounds it.
 :func:`compiled` builds the filter with the system's libseccomp (``libseccomp.so.2``, called
 through :mod:`ctypes`: five functions of its stable C API, so the SDK needs no third-party
 package) as a BPF program; the bubblewrap backend hands it to ``bwrap --seccomp``, the
-namespaces backend loads it in :mod:`bots_sdk.sandbox_init` right before the bot's
+namespaces backend loads it in :mod:`bots_sdk.sandbox.init` right before the bot's
 ``execve``. Where libseccomp is missing the sandbox is refused
 (:class:`~bots_sdk.sandbox.SandboxUnavailable`), never run without it.
 

@@ -1,0 +1,1 @@
+"""Builds of bots in other languages: the toolchains, the sandboxed build, the packer."""
