@@ -5,7 +5,7 @@
   it.
 - ``/ws/play/<id>/``: a person's seat: the runner's questions (the view a bot gets), and the
   person's answers back to the runner's mailbox. Only the seat's holder gets in: its secret
-  comes in the seat cookie (:data:`arena.people.SEAT_COOKIE`, HttpOnly), never in the
+  comes in the seat cookie (:data:`arena.services.people.SEAT_COOKIE`, HttpOnly), never in the
   address, or the visitor is the seat's signed-in user. While the socket is open the seat is
   marked present (the runner gives the seat up when no page is open for
   ``HUMAN_AWAY_SECONDS``), and a game that ended without a result (left, or no runner began
@@ -26,9 +26,10 @@ from asgiref.sync import sync_to_async
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 
-from arena import live, people, selectors
+from arena import live, selectors
 from arena.api.parsers import BodyError, decode_json
 from arena.models import Match
+from arena.services import people
 from hearts_runner import live as feeds
 
 #: The longest message a person's page may send (an answer is a few cards).

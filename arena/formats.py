@@ -2,7 +2,7 @@
 and decides that it is over. One class per format, registered by name; a new format is one
 more class (:func:`register`) and nothing else changes.
 
-A format works on the tournament row and on what :mod:`arena.tournaments` reads for it (the
+A format works on the tournament row and on what :mod:`arena.services.tournaments` reads for it (the
 entries, the standing so far, the tables already played, the finished seats): it makes no
 query and no write of its own, so the workflows stay in one place and a format is easy to
 test.

@@ -401,7 +401,7 @@ class MatchSeat(models.Model):
 class Comparison(models.Model):
     """Is one version of a bot stronger than another? Both sit at the same tables with two
     built-ins, every deal played in every rotation (duplicate), round after round until the
-    sequential test decides or the budget of deals is spent (:mod:`arena.comparisons`)."""
+    sequential test decides or the budget of deals is spent (:mod:`arena.services.comparisons`)."""
 
     class Status(models.TextChoices):
         #: Its rounds are being played.
@@ -427,7 +427,7 @@ class Comparison(models.Model):
     seed = models.BigIntegerField()
     #: Rounds started so far.
     rounds = models.PositiveIntegerField(default=0)
-    #: The result so far (:func:`arena.comparisons.compare`): deals, mean, interval, test.
+    #: The result so far (:func:`arena.services.comparisons.compare`): deals, mean, interval, test.
     result = models.JSONField(default=dict)
     #: What it found, in words.
     verdict = models.TextField(blank=True, default="")

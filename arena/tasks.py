@@ -12,8 +12,9 @@ from typing import Any
 
 from celery import shared_task
 
-from arena import comparisons, jobs, people, services, tournaments
+from arena import services
 from arena.models import BotVersion, Ladder
+from arena.services import comparisons, dispatch, people, tournaments
 from hearts_runner import live
 
 
@@ -27,30 +28,31 @@ def ping(self: Any, payload: Any = None) -> dict[str, Any]:
     }
 
 
-@shared_task(name="arena.match_run", max_retries=services.MAX_ATTEMPTS)
-def match_run(match_id: int) -> str | None:
+@shared_task(name="arena.match_dispatch", max_retries=services.MAX_ATTEMPTS)
+def match_dispatch(match_id: int) -> str | None:
     """Claim a queued match and send it to the runners (a no-op when it is claimed
-    elsewhere or done)."""
-    match = jobs.match_dispatch(match_id=match_id)
+    elsewhere or done). :func:`arena.services.match_run` plays one in-process instead."""
+    match = dispatch.match_dispatch(match_id=match_id)
     return None if match is None else match.status
 
 
-@shared_task(name="arena.version_validate")
-def version_validate(version_id: int) -> str:
-    """Send a new bot version's validation match to the runners."""
-    return jobs.version_dispatch(version_id=version_id).status
+@shared_task(name="arena.version_dispatch")
+def version_dispatch(version_id: int) -> str:
+    """Send a new bot version's validation match to the runners.
+    :func:`arena.services.version_validate` plays it in-process instead."""
+    return dispatch.version_dispatch(version_id=version_id).status
 
 
 @shared_task(name="arena.job_started")
 def job_started(kind: str, ref: int, claim: str) -> bool:
     """A runner began a job: its match's lease counts from now."""
-    return jobs.job_started(kind=kind, ref=ref, claim=claim)
+    return dispatch.job_started(kind=kind, ref=ref, claim=claim)
 
 
 @shared_task(name="arena.job_finished")
 def job_finished(result: dict[str, Any]) -> bool:
     """A runner's result: stored if its claim still holds, else refused (and logged)."""
-    return jobs.job_store(result=result)
+    return dispatch.job_store(result=result)
 
 
 @shared_task(name="arena.ratings_recompute")
@@ -72,7 +74,9 @@ def matches_reap() -> int:
     """Periodic: re-queue matches whose worker or runner was lost; end validations no runner
     answered, and people's games no runner of theirs began."""
     expired = people.human_games_expire()  # first: such a game is not worth sending again
-    return expired + services.matches_reap() + jobs.matches_resend() + jobs.versions_expire()
+    return (
+        expired + services.matches_reap() + dispatch.matches_resend() + dispatch.versions_expire()
+    )
 
 
 @shared_task(name="arena.live_feeds_sweep")

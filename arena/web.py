@@ -30,7 +30,7 @@ from rest_framework.authtoken.serializers import AuthTokenSerializer
 from rest_framework.serializers import Serializer
 from rest_framework.throttling import ScopedRateThrottle
 
-from arena import docs, logins, people, selectors, services
+from arena import docs, logins, selectors, services
 from arena.api.serializers import (
     BotSerializer,
     ChallengeSerializer,
@@ -43,6 +43,7 @@ from arena.api.throttles import PasswordResetEmailThrottle, upload_throttle_chec
 from arena.charts import Point, along, rating_history_svg
 from arena.errors import error_messages
 from arena.models import BotVersion, LadderEntry, Match, MatchSeat, Tournament
+from arena.services import people
 from arena.uploads import read_upload
 from bots_sdk.builtin import BUILTIN
 from bots_sdk.referee.frames import replay_frames, table_shape
@@ -1054,7 +1055,7 @@ PLAY_DEFAULTS = ("heuristic", "montecarlo", "low", "heuristic", "random", "low")
 
 def play_new(request: HttpRequest) -> HttpResponse:
     """Sit down against bots: choose the rules and the opponents; anyone may (throttled), one
-    open game per visitor and ``HUMAN_GAMES_MAX_OPEN`` for everyone (arena.people): past
+    open game per visitor and ``HUMAN_GAMES_MAX_OPEN`` for everyone (arena.services.people): past
     either, this page says so and nothing is queued. ``?opponent=NAME`` (a bot page's link)
     seats that bot first. The seat's secret goes in the seat cookie, never in an address."""
     chosen = request.GET.get("opponent", "")[:64] or PLAY_DEFAULTS[0]
@@ -1105,7 +1106,7 @@ def play_new(request: HttpRequest) -> HttpResponse:
 def _play_open(
     request: HttpRequest, count: int
 ) -> tuple[tuple[Match, str] | None, dict[str, Any], int, int | None]:
-    """The game the play form asks for (arena.people.human_game_open), or why not: the
+    """The game the play form asks for (arena.services.people.human_game_open), or why not: the
     errors, the answer's status and the visitor's open game (to link to), if that is why."""
     held = selectors.person_game_open(people.seat_cookie(request.COOKIES))
     if held is not None:  # this browser's seat cookie names a game still open

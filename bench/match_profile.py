@@ -2,9 +2,9 @@
 
     .venv/bin/python bench/match_profile.py [--matches 6] [--starts 20] [--use-env]
 
-Plays the job the platform sends a runner (``arena.jobs`` builds it from a stored match, the
-runner's ``run_job`` plays it, the platform's ``job_store`` stores and rates it), here in one
-process, and splits its CPU:
+Plays the job the platform sends a runner (``arena.services.dispatch`` builds it from a stored
+match, the runner's ``run_job`` plays it, the platform's ``job_store`` stores and rates it), here
+in one process, and splits its CPU:
 
 - the bots' processes (every seat's whole process tree: start-up and decisions), from each
   seat's cgroup;
@@ -82,8 +82,9 @@ def main() -> None:
     args = parser.parse_args()
     setup_django(use_env=args.use_env, prefix="bidel-profile-")
     import engine
-    from arena import jobs, services
+    from arena import services
     from arena.models import Match
+    from arena.services import dispatch as jobs
     from bots_sdk.referee import players
     from bots_sdk.referee.jobs import run_job
     from bots_sdk.sandbox import SandboxUnavailable, default_launcher

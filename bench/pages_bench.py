@@ -68,8 +68,9 @@ def main() -> None:
 
 
 def _seed_fixed() -> dict[str, Any]:
-    from arena import services, tournaments
+    from arena import services
     from arena.models import BotVersion, Ladder, LadderEntry, Match, Tournament
+    from arena.services import tournaments
 
     ladder = Ladder.objects.get(name="standard")
     code = (ROOT / "bots_sdk" / "examples" / "ducker.py").read_bytes()

@@ -7,15 +7,8 @@ Built on ``engine``; it never imports Django, so bots and the match runner work 
 'View'
 """
 
-import importlib
-import importlib.abc
-import importlib.machinery
-import importlib.util
-import sys
-import types
-from collections.abc import Sequence
-
 import engine  # noqa: F401  (first: it chooses the engine's build before the SDK's hot modules load)
+from bots_sdk import moved
 from bots_sdk.bot import Bot, highest, lowest, strength
 from bots_sdk.view import View
 
@@ -41,33 +34,4 @@ MOVED = {
     "bots_sdk.sandbox_init": "bots_sdk.sandbox.init",
 }
 
-
-class _Moved(importlib.abc.MetaPathFinder, importlib.abc.Loader):
-    """Finds a :data:`MOVED` name and loads it as the module at its new place."""
-
-    def __init__(self) -> None:
-        self.specs: dict[str, importlib.machinery.ModuleSpec | None] = {}
-
-    def find_spec(
-        self,
-        fullname: str,
-        path: Sequence[str] | None,
-        target: types.ModuleType | None = None,
-    ) -> importlib.machinery.ModuleSpec | None:
-        if fullname not in MOVED:
-            return None
-        return importlib.util.spec_from_loader(fullname, self)
-
-    def create_module(self, spec: importlib.machinery.ModuleSpec) -> types.ModuleType:
-        module = importlib.import_module(MOVED[spec.name])
-        self.specs[module.__name__] = module.__spec__
-        return module
-
-    def exec_module(self, module: types.ModuleType) -> None:
-        # Loaded already, at its new place; the import machinery gave it the old name's spec:
-        # it keeps its own.
-        module.__spec__ = self.specs[module.__name__]
-
-
-if not any(isinstance(finder, _Moved) for finder in sys.meta_path):
-    sys.meta_path.append(_Moved())
+moved.install(MOVED)

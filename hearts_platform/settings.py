@@ -294,7 +294,7 @@ REST_FRAMEWORK = {
         # New versions, per user and per bot: each is checked, then built (up to 120 s of CPU)
         # and played in a validation match.
         "uploads": env.rate("UPLOAD_RATE", "20/hour"),
-        # Version comparisons an owner asks for (arena.comparisons: up to 48 matches each).
+        # Version comparisons an owner asks for (arena.services.comparisons: up to 48 matches each).
         "comparisons": env.rate("COMPARISON_RATE", "10/day"),
         "bot_uploads": env.rate("BOT_UPLOAD_RATE", "10/hour"),
         # Listing and revoking one's API tokens (per user).

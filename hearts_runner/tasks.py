@@ -73,8 +73,8 @@ def play(self: Any, job: dict[str, Any]) -> dict[str, Any]:
 @shared_task(name="runner.play_person", bind=True, acks_late=False)
 def play_person(self: Any, job: dict[str, Any]) -> dict[str, Any]:
     """A job with a person at the table: the same, acknowledged as it starts (it may run for
-    hours; see :func:`arena.jobs._send_job`), bounded by its person's limits instead of a
-    budget."""
+    hours; see :func:`arena.services.dispatch._send_job`), bounded by its person's limits
+    instead of a budget."""
     return _play(self.request.hostname or socket.gethostname(), job)
 
 

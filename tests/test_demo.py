@@ -27,7 +27,7 @@ from tests.support import PROJECT_DIR, SERVICE_VARIABLES, child_env
 
 _TOURNAMENT_DUE_NOW = (
     "from django.utils import timezone\n"
-    "from arena.tournaments import tournament_create\n"
+    "from arena.services.tournaments import tournament_create\n"
     "t = tournament_create(name='Demo cup', format='round_robin', hands_per_table=1,\n"
     "                      bots=['random', 'low', 'heuristic', 'montecarlo'],\n"
     "                      starts_at=timezone.now())\n"

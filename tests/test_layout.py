@@ -300,6 +300,7 @@ AUTHOR_MODULES = (
     "bots_sdk.protocol",
     "bots_sdk.runtime",
     "bots_sdk.errors",
+    "bots_sdk.moved",
     "bots_sdk.sampling",
     "bots_sdk.rollout",
     "bots_sdk.learning",
@@ -552,3 +553,47 @@ def test_the_any_check_sees_it_in_a_signature_or_a_field(tmp_path: Path) -> None
         "boundary.py: launcher",
         "boundary.py: limits",
     ]
+
+
+# --- the arena: services by domain, dispatch above them, pure code below ---------------------
+
+#: The arena's pure code: ratings, schedules and pairings, tournament formats, cron. It reads
+#: and writes no row (a model appears in its annotations only), so it is tested without a
+#: database and used by services and selectors alike.
+PURE_MODULES = ("arena.ratings", "arena.scheduling", "arena.formats", "arena.cron", "arena.pairing")
+
+
+def test_no_import_cycle_in_the_arena() -> None:
+    # (Imports under TYPE_CHECKING are annotations, not dependencies: formats names models
+    # in its signatures while models lists the formats.)
+    assert _cycles(_import_graph("arena", runtime_only=True)) == []
+
+
+def test_dispatch_is_imported_by_no_other_service() -> None:
+    graph = _import_graph("arena")
+    services = [n for n in graph if _in(n, "arena.services") and n != "arena.services"]
+    assert "arena.services.dispatch" in services and len(services) >= 9
+    users = [n for n in services if "arena.services.dispatch" in graph[n]]
+    assert users == [], "dispatch calls the other services, never the reverse"
+
+
+def test_pure_code_imports_no_model_at_run_time() -> None:
+    graph = _import_graph("arena", runtime_only=True)
+    assert all(name in graph for name in PURE_MODULES)
+    reaching = {
+        name: sorted(t for t in graph[name] if _in(t, "arena.models") or _in(t, "arena.services"))
+        for name in PURE_MODULES
+    }
+    assert reaching == {name: [] for name in PURE_MODULES}
+    for name in PURE_MODULES:
+        code = (PROJECT_DIR / (name.replace(".", "/") + ".py")).read_text()
+        assert "django.db" not in code, f"{name} touches the database"
+
+
+def test_the_arena_checks_see_a_breach() -> None:
+    graph = {
+        "arena.services.matches": {"arena.services.dispatch"},
+        "arena.services.dispatch": {"arena.services.matches"},
+    }
+    assert _cycles(graph) == [["arena.services.dispatch", "arena.services.matches"]]
+    assert [n for n in graph if "arena.services.dispatch" in graph[n]] == ["arena.services.matches"]

@@ -115,7 +115,7 @@ class RulesField(serializers.JSONField):
     }
 )
 class ParamsField(serializers.DictField):
-    """A match test's SPRT settings (checked by arena.tournaments)."""
+    """A match test's SPRT settings (checked by arena.services.tournaments)."""
 
 
 class NamedBotSerializer(serializers.Serializer):
@@ -300,7 +300,7 @@ class ComparisonRequestSerializer(serializers.Serializer):
 
 
 class ComparisonSerializer(serializers.ModelSerializer):
-    """A comparison of two versions of a bot on duplicate deals (arena.comparisons)."""
+    """A comparison of two versions of a bot on duplicate deals (arena.services.comparisons)."""
 
     older = serializers.IntegerField(source="older.number", read_only=True)
     newer = serializers.IntegerField(source="newer.number", read_only=True)

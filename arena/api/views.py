@@ -19,7 +19,7 @@ from rest_framework.response import Response
 from rest_framework.throttling import ScopedRateThrottle
 from rest_framework.views import APIView, exception_handler
 
-from arena import comparisons, logins, selectors, services, tournaments
+from arena import logins, selectors, services
 from arena.api import serializers as s
 from arena.api.filters import BotFilter, MatchFilter, TournamentFilter
 from arena.api.parsers import PARSER_CLASSES, body_refusal
@@ -31,6 +31,7 @@ from arena.api.throttles import (
     upload_throttle_check,
 )
 from arena.models import ApiToken
+from arena.services import comparisons, tournaments
 from arena.uploads import UploadError, read_upload
 from engine.rules import RulesError
 

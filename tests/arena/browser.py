@@ -254,8 +254,9 @@ class World:
 
 def build_world() -> World:
     """Real data through the services: every match is played by the engine."""
-    from arena import services, tournaments
+    from arena import services
     from arena.models import Ladder, LadderEntry, Match, RatingPoint
+    from arena.services import tournaments
 
     owner = services.user_create(username="ada", password=PASSWORD)
     bot = services.bot_create(owner=owner, name="ada-ducker", description="Ducks every trick.")

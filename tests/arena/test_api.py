@@ -210,7 +210,7 @@ def test_the_schema_is_json_or_yaml_by_format_while_format_still_filters_tournam
 
     import yaml
 
-    from arena import tournaments
+    from arena.services import tournaments
 
     as_json = APIClient().get("/api/schema/", {"format": "json"})
     assert as_json.status_code == 200
@@ -257,7 +257,7 @@ def test_rankings_query_count_does_not_grow_with_matches(django_assert_max_num_q
 def test_tournaments_through_the_api() -> None:
     from django.contrib.auth import get_user_model
 
-    from arena import tournaments
+    from arena.services import tournaments
 
     staff = _signed_in("boss")
     get_user_model().objects.filter(username="boss").update(is_staff=True)

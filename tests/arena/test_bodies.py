@@ -28,9 +28,10 @@ from rest_framework.views import APIView
 from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import connect as ws_connect
 
-from arena import services, tournaments
+from arena import services
 from arena.api.parsers import MAX_JSON_BYTES, MAX_JSON_DEPTH, PARSER_CLASSES
 from arena.models import BotVersion, Match
+from arena.services import tournaments
 from tests.arena.browser import web_server
 from tests.arena.live import worker_env
 from tests.support import PROJECT_DIR

@@ -13,8 +13,9 @@ from celery import Celery
 from celery import _state as celery_state
 from rest_framework.test import APIClient
 
-from arena import services, tournaments
+from arena import services
 from arena.models import BotVersion, Ladder, LadderEntry, Match
+from arena.services import tournaments
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -73,7 +74,7 @@ def test_a_challenge_is_stored_when_the_broker_is_down(
     )
     assert response.status_code == 201, response.content
     assert Match.objects.get(pk=response.json()["id"]).status == Match.Status.QUEUED
-    assert _failures(caplog, "could not send arena.match_run")
+    assert _failures(caplog, "could not send arena.match_dispatch")
 
 
 def test_an_upload_is_stored_when_the_broker_is_down(
@@ -83,12 +84,12 @@ def test_an_upload_is_stored_when_the_broker_is_down(
     bot = services.bot_create(owner=owner, name="ada-bot")
     version = services.version_upload(bot=bot, user=owner, filename="bot.py", data=GOOD)
     assert BotVersion.objects.get(pk=version.pk).status == BotVersion.Status.PENDING
-    assert _failures(caplog, "could not send arena.version_validate")
+    assert _failures(caplog, "could not send arena.version_dispatch")
     # The reaper sends it again (and logs again while the broker stays down).
     BotVersion.objects.filter(pk=version.pk).update(created_at="2000-01-01T00:00:00Z")
     caplog.clear()
     services.matches_reap()
-    assert _failures(caplog, f"could not send arena.version_validate({version.pk},)")
+    assert _failures(caplog, f"could not send arena.version_dispatch({version.pk},)")
 
 
 def test_a_finished_ladder_match_stays_finished_when_broker_and_cache_are_down(

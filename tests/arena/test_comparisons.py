@@ -1,5 +1,5 @@
-"""Is v2 stronger than v1? Answered by the platform (arena.comparisons): both versions at the
-same tables with two built-ins, every deal in every rotation, round after round until the
+"""Is v2 stronger than v1? Answered by the platform (arena.services.comparisons): both versions
+at the same tables with two built-ins, every deal in every rotation, round after round until the
 SPRT decides or the budget is spent; the verdict in words, with its interval; never rated.
 Played here for real (the engine, the sandbox, the bots' code), round by round."""
 
@@ -12,8 +12,9 @@ import pytest
 from django.contrib.auth import get_user_model
 from rest_framework.test import APIClient
 
-from arena import comparisons, services
+from arena import services
 from arena.models import Bot, BotVersion, Comparison, Match, Rating
+from arena.services import comparisons
 
 pytestmark = pytest.mark.django_db
 PASSWORD = "a long passphrase"

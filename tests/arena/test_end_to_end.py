@@ -15,8 +15,9 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from rest_framework.test import APIClient
 
-from arena import jobs, services
+from arena import services
 from arena.models import Ladder, LadderEntry, Match
+from arena.services import dispatch as jobs
 from engine.record import verify
 from tests.arena.live import sandbox_env, wait_until, worker_env
 from tests.support import celery_worker, purge_queues
@@ -137,7 +138,7 @@ def test_a_worker_killed_mid_match_loses_nothing_and_counts_once(
     workers(MATCH_LEASE_SECONDS="3")
     # The reaper gives the match to the surviving worker: its job again if no runner had
     # begun it (this one worker was both), else a new claim once the lease runs out.
-    monkeypatch.setattr(services, "RESEND_SECONDS", 3)
+    monkeypatch.setattr(services.matches, "RESEND_SECONDS", 3)
     wait_until(
         lambda: (
             services.matches_reap()

@@ -134,7 +134,7 @@ def test_replay_frames_name_the_seat_each_pass_reaches(spec: Any, first: int, se
 
 
 def test_tournament_page_standings_crosstable_and_refresh() -> None:
-    from arena import tournaments
+    from arena.services import tournaments
 
     tournament = tournaments.tournament_create(
         name="cup",
@@ -267,8 +267,8 @@ def test_every_page_keeps_its_query_count_as_matches_grow() -> None:
     from django.db import connection
     from django.test.utils import CaptureQueriesContext
 
-    from arena import tournaments
     from arena.models import BotVersion, LadderEntry
+    from arena.services import tournaments
 
     rng = random.Random(3)
     owner, bot, ladder = _bot_with_history(30, rng)
@@ -325,8 +325,8 @@ def test_every_page_keeps_its_query_count_as_matches_grow() -> None:
 
 
 def test_indexes_are_paged_filtered_and_linked_from_every_page() -> None:
-    from arena import tournaments
     from arena.models import Tournament
+    from arena.services import tournaments
 
     owner, bot, ladder = _bot_with_history(60, random.Random(4))
     finished = tournaments.tournament_create(
@@ -401,7 +401,7 @@ def _sit_down(client: Client, rules: str = "hokm_40") -> tuple[Match, str]:
 
 
 def test_anyone_sits_down_against_bots_and_the_runner_gets_a_persons_seat() -> None:
-    from arena.jobs import _match_job
+    from arena.services.dispatch import _match_job
 
     client = Client()
     match, token = _sit_down(client)

@@ -20,8 +20,9 @@ import pytest
 from django.test import Client
 from django.utils import timezone
 
-from arena import people, services, tasks
+from arena import services, tasks
 from arena.models import Match, PlayHold
+from arena.services import people
 from bots_sdk.referee.participants import Participant
 from bots_sdk.referee.players import PersonLimits
 from bots_sdk.referee.runner import TimeControl, run_match

@@ -22,8 +22,9 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.utils import timezone
 from rest_framework.test import APIClient
 
-from arena import jobs, services
+from arena import services
 from arena.models import BotVersion, Ladder, LadderEntry, Match
+from arena.services import dispatch as jobs
 from bots_sdk.referee.jobs import run_job
 from engine.record import verify
 from tests.arena.live import sandbox_env, wait_until, worker_env

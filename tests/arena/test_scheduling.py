@@ -117,7 +117,7 @@ def test_repeat_is_standard_cron_with_leap_days_right() -> None:
 def test_a_repeat_that_never_fires_is_refused_at_creation() -> None:
     from django.core.exceptions import ValidationError
 
-    from arena.tournaments import tournament_create
+    from arena.services.tournaments import tournament_create
 
     with pytest.raises(ValidationError, match="never fires"):
         tournament_create(

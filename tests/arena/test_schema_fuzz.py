@@ -71,8 +71,9 @@ def test_every_read_answers_with_real_data_as_its_schema_says() -> None:
     from schemathesis.checks import not_a_server_error
     from schemathesis.specs.openapi.checks import response_schema_conformance
 
-    from arena import services, tournaments
+    from arena import services
     from arena.models import BotVersion, Ladder
+    from arena.services import tournaments
 
     owner = services.user_create(username="reader", password="a long passphrase")
     _, key = services.token_create(user=owner, name="reader")

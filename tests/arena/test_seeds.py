@@ -11,8 +11,9 @@ import pytest
 from django.test import Client
 from rest_framework.test import APIClient
 
-from arena import selectors, services, tournaments
+from arena import selectors, services
 from arena.models import Match
+from arena.services import tournaments
 from bots_sdk.sandbox import SandboxUnavailable, default_launcher
 from engine.record import verify
 

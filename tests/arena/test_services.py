@@ -9,8 +9,9 @@ import pytest
 from django.core.exceptions import ValidationError
 from django.utils import timezone, translation
 
-from arena import jobs, selectors, services
+from arena import selectors, services
 from arena.models import Bot, BotVersion, Ladder, LadderEntry, Match, MatchSeat, Rating
+from arena.services import dispatch as jobs
 from arena.uploads import UploadError
 from bots_sdk.sandbox import SandboxUnavailable, default_launcher
 from engine.record import verify

@@ -18,8 +18,9 @@ import pytest
 from django.conf import settings as django_settings
 from django.utils import timezone
 
-from arena import selectors, tournaments
+from arena import selectors
 from arena.models import Ladder, Match, Tournament
+from arena.services import tournaments
 from engine.record import replay
 from tests.arena.live import sandbox_env, wait_until, worker_env
 from tests.support import celery_beat, celery_worker, purge_queues, requires_redis

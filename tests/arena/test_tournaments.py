@@ -8,8 +8,9 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from arena import selectors, services, tournaments
+from arena import selectors, services
 from arena.models import Match, Tournament
+from arena.services import tournaments
 from engine.record import replay
 
 pytestmark = pytest.mark.django_db

@@ -14,10 +14,17 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
 
-from arena import formats, selectors, services
+from arena import formats, selectors
 from arena.cron import next_run, parse_cron
 from arena.models import Bot, Ladder, LadderEntry, Match, Tournament, TournamentEntry
 from arena.selectors import active_version
+from arena.services.matches import (
+    TOURNAMENT_MAX_HANDS,
+    SeatSpec,
+    match_create,
+    new_seed,
+    rules_within_bounds,
+)
 from arena.text import clean_text
 from bots_sdk.builtin import BUILTIN
 from bots_sdk.referee.runner import match_games, seated
@@ -47,9 +54,7 @@ def tournament_create(
     """A scheduled tournament of a registered format (:mod:`arena.formats`); ``bots`` are bot
     ids or built-in names."""
     kind = formats.get(format)
-    ruleset = services.rules_within_bounds(
-        rules, hands=hands_per_table, max_hands=services.TOURNAMENT_MAX_HANDS
-    )
+    ruleset = rules_within_bounds(rules, hands=hands_per_table, max_hands=TOURNAMENT_MAX_HANDS)
     if ruleset.players != table_size:  # (keeping every other setting chosen)
         ruleset = ruleset.with_players(table_size)
     params = kind.check(entries=len(bots), table_size=table_size, params=params or {})
@@ -179,10 +184,10 @@ def _create_round(tournament: Tournament, number: int) -> list[Match]:
     for index, table in enumerate(_tables_for(tournament, number)):
         # Drawn (never derived from public numbers), stored with each match: the rotations
         # of a duplicate table replay this one deal, and standings pair by it.
-        seeds = {slot.game: services.new_seed() for slot in slots}
+        seeds = {slot.game: new_seed() for slot in slots}
         for slot in slots:
             seats = [
-                services.SeatSpec(
+                SeatSpec(
                     version=e.version,
                     builtin=e.builtin,
                     tournament_entry=e,
@@ -191,7 +196,7 @@ def _create_round(tournament: Tournament, number: int) -> list[Match]:
                 for e in seated(table, slot.rotation)
             ]
             created.append(
-                services.match_create(
+                match_create(
                     kind=Match.Kind.TOURNAMENT,
                     seats=seats,
                     rules=tournament.rules,

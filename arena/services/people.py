@@ -29,8 +29,8 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 from django.utils.translation import gettext
 
-from arena import services
 from arena.models import Match, PlayHold
+from arena.services.matches import SeatSpec, human_game_create
 from hearts_runner import live
 
 #: A game in one of these holds its table and its visitor.
@@ -147,7 +147,7 @@ def _take_table(match: Match, tables: int) -> bool:
 def human_game_open(
     *,
     visitor: Visitor,
-    opponents: list[services.SeatSpec],
+    opponents: list[SeatSpec],
     rules: Any = "standard",
     hands: int | None = 1,
 ) -> tuple[Match, str]:
@@ -163,7 +163,7 @@ def human_game_open(
     held = PlayHold.objects.filter(key__in=keys).values_list("match_id", flat=True).first()
     if held is not None:
         raise OpenGameError(held)
-    match, token = services.human_game_create(
+    match, token = human_game_create(
         user=visitor.user, opponents=opponents, rules=rules, hands=hands
     )
     try:

@@ -8,7 +8,7 @@ version took per hand minus what the older took, over the rotations: negative is
 Hearts point is a loss). Never rated.
 
 Started by the platform when a version becomes active and the bot had one before
-(:func:`comparison_start` from ``services.version_settle``), or by the owner between any two
+(:func:`comparison_start` from ``version_settle``), or by the owner between any two
 of their versions that have been active (``POST /api/bots/{id}/comparisons/``,
 ``COMPARISONS_MAX_OPEN`` at once). The pure part, :func:`compare` and :func:`verdict`,
 knows nothing of the database.
@@ -27,9 +27,9 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
 
-from arena import services
 from arena.models import BotVersion, Comparison, Match
 from arena.scheduling import sprt
+from arena.services.matches import SeatSpec, match_create, new_seed
 from bots_sdk.referee.stats import mean_ci
 
 #: Deals a round plays (each in the four rotations: four matches of this many hands), and
@@ -165,7 +165,7 @@ def comparison_start(
         older=older,
         newer=newer,
         requested_by=requested_by,
-        seed=services.new_seed(),
+        seed=new_seed(),
     )
     _round(comparison)
     return comparison
@@ -203,12 +203,12 @@ def _round(comparison: Comparison) -> None:
     seed = comparison.seed + comparison.rounds
     comparison.rounds += 1
     round_tables = tables(
-        services.SeatSpec(version=comparison.newer),
-        services.SeatSpec(version=comparison.older),
-        [services.SeatSpec(builtin=name) for name in REFERENCES],
+        SeatSpec(version=comparison.newer),
+        SeatSpec(version=comparison.older),
+        [SeatSpec(builtin=name) for name in REFERENCES],
     )
     for rotation, seats in enumerate(round_tables):
-        services.match_create(
+        match_create(
             kind=Match.Kind.COMPARISON,
             seats=seats,
             hands=getattr(settings, "COMPARISON_DEALS_PER_ROUND", DEALS_PER_ROUND),

@@ -1,4 +1,4 @@
-"""The platform's side of the runner tier: claim work, send it to the runners as a
+"""Dispatch: the platform's side of the runner tier. Claim work, send it to the runners as a
 self-contained job (:mod:`bots_sdk.referee.jobs`), and store what comes back — once, and only under
 the claim that sent it.
 
@@ -21,8 +21,19 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from arena import services
 from arena.models import BotVersion, Match
+from arena.services import matches
+from arena.services.bots import VALIDATION_HANDS, VALIDATORS, version_settle
+from arena.services.matches import (
+    HUMAN_LEASE_SECONDS,
+    lease_seconds,
+    match_attempt_failed,
+    match_claim,
+    match_fail,
+    match_finish,
+    new_seed,
+)
+from arena.services.messages import send
 from arena.text import clean_text
 from bots_sdk.referee.jobs import Job, JobResult, run_job
 from bots_sdk.referee.participants import Participant
@@ -49,12 +60,12 @@ def _send_job(job: Job) -> None:
         # A person's game: as long as its lease, and acknowledged when a runner takes it (a
         # broker must not hand a game someone is playing to a second runner after its
         # visibility timeout; a lost runner's game is claimed again when its lease ends).
-        limit = services.HUMAN_LEASE_SECONDS
+        limit = HUMAN_LEASE_SECONDS
         options = {"time_limit": limit, "soft_time_limit": limit - 60, "queue": PEOPLE_QUEUE}
         task = "runner.play_person"  # to runners of people's games: never a bot match's slot
     else:
         task, options = "runner.play", {}
-    transaction.on_commit(lambda: services._send(task, [job.to_dict()], **options))
+    transaction.on_commit(lambda: send(task, [job.to_dict()], **options))
 
 
 def _seat(version: BotVersion | None, builtin: str, human_token: str = "") -> Participant:
@@ -106,17 +117,17 @@ def _person_settings() -> dict[str, Any]:
 def match_dispatch(*, match_id: int) -> Match | None:
     """Claim a queued match and send it to the runners; None when it is claimed elsewhere
     or done (a redelivered message)."""
-    match = services.match_claim(match_id=match_id, claim=new_claim())
+    match = match_claim(match_id=match_id, claim=new_claim())
     if match is None:
         return None
     _send_job(_match_job(match))
     return match
 
 
-def match_play_here(*, match_id: int) -> Match | None:
+def match_run(*, match_id: int) -> Match | None:
     """Claim a match and play it in this process, through the same job and the same store
     as a runner's (a development machine's, a test's, a benchmark's shortcut)."""
-    match = services.match_claim(match_id=match_id, claim=new_claim())
+    match = match_claim(match_id=match_id, claim=new_claim())
     if match is None:
         return None
     job_started(kind="match", ref=match.pk, claim=match.claim_token)
@@ -138,7 +149,7 @@ def job_started(*, kind: str, ref: int, claim: str) -> bool:
         return False
     now = timezone.now()
     kind = Match.objects.filter(pk=ref).values_list("kind", flat=True).first() or ""
-    lease = timedelta(seconds=services.lease_seconds(kind))
+    lease = timedelta(seconds=lease_seconds(kind))
     return bool(
         Match.objects.filter(
             pk=ref, status=Match.Status.RUNNING, claim_token=claim, playing_since__isnull=True
@@ -150,7 +161,7 @@ def matches_resend() -> int:
     """Send again the jobs of claimed matches no runner has begun for a while (the broker
     lost them, or every runner is busy): same claim, so whichever copy a runner plays first
     is stored and the other is refused."""
-    cutoff = timezone.now() - timedelta(seconds=services.RESEND_SECONDS)
+    cutoff = timezone.now() - timedelta(seconds=matches.RESEND_SECONDS)
     waiting = Match.objects.filter(
         status=Match.Status.RUNNING, playing_since__isnull=True, started_at__lt=cutoff
     )
@@ -203,7 +214,7 @@ def _store_match(result: JobResult) -> bool:
             logger.warning("match %s: result refused: %s", result.ref, problem)
             return False
         try:
-            return services.match_finish(
+            return match_finish(
                 match_id=match.pk,
                 attempt=match.attempts,
                 result=result.game or {},
@@ -211,7 +222,7 @@ def _store_match(result: JobResult) -> bool:
             )
         except Exception as exc:  # noqa: BLE001 — a record that does not replay is no result
             logger.exception("match %s: the result does not replay", result.ref)
-            services.match_attempt_failed(
+            match_attempt_failed(
                 match_id=match.pk,
                 attempt=match.attempts,
                 error=f"{where}the result did not replay: {exc!r}",
@@ -219,9 +230,9 @@ def _store_match(result: JobResult) -> bool:
             return False
     error = clean_text(f"{where}{result.cause}: {result.error}")
     if result.cause in ("code", "job"):
-        services.match_fail(match_id=match.pk, attempt=match.attempts, error=error)
+        match_fail(match_id=match.pk, attempt=match.attempts, error=error)
     else:  # the sandbox or the runner failed: another runner may do better
-        services.match_attempt_failed(match_id=match.pk, attempt=match.attempts, error=error)
+        match_attempt_failed(match_id=match.pk, attempt=match.attempts, error=error)
     return True
 
 
@@ -243,11 +254,11 @@ def _version_claim(version_id: int) -> tuple[BotVersion, Job | None]:
         ref=version.pk,
         claim=claim,
         rules="standard",
-        seed=services.new_seed(),
-        hands=services.VALIDATION_HANDS,
+        seed=new_seed(),
+        hands=VALIDATION_HANDS,
         move=CLOCK.move,
         bank=CLOCK.bank,
-        seats=(_seat(version, ""), *(Participant.of_builtin(b) for b in services.VALIDATORS)),
+        seats=(_seat(version, ""), *(Participant.of_builtin(b) for b in VALIDATORS)),
     )
 
 
@@ -260,7 +271,7 @@ def version_dispatch(*, version_id: int) -> BotVersion:
     return version
 
 
-def version_validate_here(*, version_id: int) -> BotVersion:
+def version_validate(*, version_id: int) -> BotVersion:
     """Validate a version in this process, through the same job and store as a runner's."""
     version, job = _version_claim(version_id)
     if job is not None:
@@ -277,11 +288,11 @@ def _store_validation(result: JobResult) -> bool:
     ):
         logger.warning("version %s: result refused (stale, duplicate or forged)", result.ref)
         return False
-    opponents = ", ".join(services.VALIDATORS)
+    opponents = ", ".join(VALIDATORS)
     if result.ok and result.game:
         seat = result.game["seats"][0]
         log = [
-            f"validation match: {services.VALIDATION_HANDS} hands against {opponents} "
+            f"validation match: {VALIDATION_HANDS} hands against {opponents} "
             f"(seed {result.game.get('seed')})"
         ]
         faults = seat.get("faults") or []
@@ -302,8 +313,12 @@ def _store_validation(result: JobResult) -> bool:
             f"not validated: {why}: {result.error}",
             "this is the platform's doing, not your bot's: upload it again later",
         ]
-    return services.version_settle(
-        version_id=version.pk, claim=result.claim, log=log, accepted=not faults
+    return version_settle(
+        version_id=version.pk,
+        claim=result.claim,
+        log=log,
+        accepted=not faults,
+        blame="bot" if result.ok else "platform",
     )
 
 
@@ -315,10 +330,11 @@ def versions_expire() -> int:
     for version in BotVersion.objects.filter(
         status=BotVersion.Status.VALIDATING, claimed_at__lt=cutoff
     ):
-        expired += services.version_settle(
+        expired += version_settle(
             version_id=version.pk,
             claim=version.claim_token,
             accepted=False,
+            blame="platform",
             log=[
                 f"not validated: no runner played its validation within {VALIDATION_TIMEOUT} s",
                 "this is the platform's doing, not your bot's: upload it again later",
