@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from bots_sdk.runner import GameResult, TimeControl, run_match
+from bots_sdk.referee.runner import GameResult, TimeControl, run_match
 from bots_sdk.sandbox import Limits
 from engine.record import verify
 from tests.sandboxes import backend_problem, backends_under_test, left_behind
@@ -182,9 +182,8 @@ def test_reading_another_bots_file(tmp_path: Path) -> None:
 def test_the_first_decision_is_charged_like_the_others(backend: str, tmp_path: Path) -> None:
     # The clock starts after `ready`: the interpreter's start-up and the bot's import are not
     # charged to its first decision.
-    from bots_sdk import cgroups
-    from bots_sdk.players import Answer, ProcessPlayer
-    from bots_sdk.sandbox import default_launcher
+    from bots_sdk.referee.players import Answer, ProcessPlayer
+    from bots_sdk.sandbox import cgroups, default_launcher
     from bots_sdk.view import View
     from engine.rules import RuleSet
     from engine.state import GameState, Phase
