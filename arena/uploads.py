@@ -44,11 +44,14 @@ from django.core.files.uploadhandler import FileUploadHandler
 from django.http.multipartparser import MultiPartParserError
 from django.utils.translation import gettext
 
+from bots_sdk.builds.build import MAX_FILES, MAX_PACKED, MAX_UNPACKED
 from bots_sdk.builds.languages import MANIFESTS, PYTHON, ManifestError, read_manifest, zip_root
 
-MAX_UPLOAD = 1024 * 1024  # bytes, as uploaded
-MAX_ENTRIES = 100
-MAX_UNCOMPRESSED = 8 * 1024 * 1024
+#: What a version's code may weigh as uploaded, hold, and unpack to: the SDK's caps, which
+#: ``bidel pack`` and the runner's unpacking hold too (one definition, bots_sdk.builds.build).
+MAX_UPLOAD = MAX_PACKED
+MAX_ENTRIES = MAX_FILES
+MAX_UNCOMPRESSED = MAX_UNPACKED
 #: Bytes of one Python file: as much as a whole ``.py`` upload may be.
 MAX_SOURCE = MAX_UPLOAD
 #: Folders deep, and characters long, a zip member's path may be (the runner unpacks it).

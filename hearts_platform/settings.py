@@ -38,7 +38,7 @@ import dj_database_url
 
 from hearts_platform.env import Env, SettingsError
 from hearts_runner.broker import embedded_transport, redis_transport
-from hearts_runner.config import task_routes
+from hearts_runner.config import task_routes, unsafe_no_sandbox
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 env = Env()
@@ -231,7 +231,7 @@ HEALTH_TIMEOUT = float(env.int("HEALTH_TIMEOUT", 1, minimum=1))
 
 # Uploaded bots run in the sandbox (bots_sdk.sandbox; BIDEL_SANDBOX picks the backend). Only a
 # development machine without one may turn it off, and then runs only its own bots.
-BIDEL_UNSAFE_NO_SANDBOX = env.bool("BIDEL_UNSAFE_NO_SANDBOX", False)
+BIDEL_UNSAFE_NO_SANDBOX = unsafe_no_sandbox()
 # A running match whose worker is silent this long is given to another worker by the reaper.
 MATCH_LEASE_SECONDS = env.int("MATCH_LEASE_SECONDS", 20 * 60, minimum=1)
 # A queued match unclaimed this long has its message sent again (a broker may lose messages).

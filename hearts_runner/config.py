@@ -23,6 +23,12 @@ PLATFORM_QUEUE = "celery"
 FORBIDDEN = ("DATABASE_URL", "SECRET_KEY")
 
 
+def unsafe_no_sandbox() -> bool:
+    """``BIDEL_UNSAFE_NO_SANDBOX``: bots run without a sandbox (a development machine's explicit
+    choice, said out loud). The platform's setting of that name reads it here too."""
+    return os.environ.get("BIDEL_UNSAFE_NO_SANDBOX", "").lower() in ("1", "true", "yes", "on")
+
+
 def hard_time_limit() -> int:
     return int(os.environ.get("CELERY_TASK_TIME_LIMIT", "960"))
 

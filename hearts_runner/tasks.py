@@ -16,11 +16,7 @@ from bots_sdk import runtime
 from bots_sdk.referee.jobs import Job, JobError, JobResult, run_job
 from bots_sdk.sandbox import SandboxUnavailable, default_launcher, per_bot_limits
 from hearts_runner import live
-from hearts_runner.config import PLATFORM_QUEUE, match_budget
-
-
-def _unsafe() -> bool:
-    return os.environ.get("BIDEL_UNSAFE_NO_SANDBOX", "").lower() in ("1", "true", "yes", "on")
+from hearts_runner.config import PLATFORM_QUEUE, match_budget, unsafe_no_sandbox
 
 
 @functools.lru_cache(maxsize=1)
@@ -33,7 +29,9 @@ def sandbox_status() -> dict[str, Any]:
         "limits": per_bot_limits(),
         "packages": runtime.describe(),
     }
-    if _unsafe():  # an operator's explicit choice for a development machine, said out loud
+    if (
+        unsafe_no_sandbox()
+    ):  # an operator's explicit choice for a development machine, said out loud
         return {
             **status,
             "ok": True,
@@ -94,7 +92,7 @@ def _play(runner: str, job: dict[str, Any], budget: float | None = None) -> dict
         people = live.people_for(parsed.claim, parsed.person)
         result = run_job(
             parsed,
-            unsafe=_unsafe(),
+            unsafe=unsafe_no_sandbox(),
             runner=runner,
             publish=publish,
             people=people,

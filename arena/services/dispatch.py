@@ -38,7 +38,7 @@ from arena.text import clean_text
 from bots_sdk.referee.jobs import Job, JobResult, run_job
 from bots_sdk.referee.participants import Participant
 from bots_sdk.referee.players import PersonLimits
-from bots_sdk.referee.runner import TimeControl
+from bots_sdk.referee.runner import TimeControl, without_target
 from engine.rules import RuleSet
 from hearts_runner import live
 from hearts_runner.config import PEOPLE_QUEUE
@@ -134,12 +134,12 @@ def match_run(*, match_id: int) -> Match | None:
     job = _match_job(match)
     publish = live.publisher_for(job.kind, job.ref, job.claim, wanted=bool(job.live))
     people = live.people_for(job.claim, job.person)
-    job_store(result=run_job(job, unsafe=_unsafe(), publish=publish, people=people).to_dict())
+    job_store(
+        result=run_job(
+            job, unsafe=settings.BIDEL_UNSAFE_NO_SANDBOX, publish=publish, people=people
+        ).to_dict()
+    )
     return Match.objects.get(pk=match_id)
-
-
-def _unsafe() -> bool:
-    return bool(settings.BIDEL_UNSAFE_NO_SANDBOX)
 
 
 def job_started(*, kind: str, ref: int, claim: str) -> bool:
@@ -182,7 +182,7 @@ def _same_game(match: Match, game: Any) -> str:
     try:
         played, expected = RuleSet.from_spec(game.get("rules")), RuleSet.from_spec(match.rules)
         if match.hands is not None:  # a hand count ends the game: the runner lifts the target
-            played, expected = (r.with_overrides(target=10**9) for r in (played, expected))
+            played, expected = without_target(played), without_target(expected)
         same_rules = played == expected
     except Exception:  # noqa: BLE001 — anything unreadable is simply not this match's game
         return "the result's rules are unreadable"
@@ -275,7 +275,7 @@ def version_validate(*, version_id: int) -> BotVersion:
     """Validate a version in this process, through the same job and store as a runner's."""
     version, job = _version_claim(version_id)
     if job is not None:
-        job_store(result=run_job(job, unsafe=_unsafe()).to_dict())
+        job_store(result=run_job(job, unsafe=settings.BIDEL_UNSAFE_NO_SANDBOX).to_dict())
     return BotVersion.objects.get(pk=version_id)
 
 

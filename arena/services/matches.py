@@ -33,6 +33,7 @@ from arena.services.ratings import (
     ratings_schedule,
 )
 from arena.text import clean_json, clean_text
+from bots_sdk.referee.runner import hand_scores
 from engine.record import replay
 from engine.rules import RuleSet
 
@@ -285,7 +286,7 @@ def match_finish(
     ).update(status=Match.Status.FINISHED, record=result, finished_at=now, lease_until=None)
     if not stored:
         return False  # a duplicate or stale worker: the first result stands
-    totals, hand_scores = result_scores(result)  # (raising, it rolls the update back)
+    totals, per_hand = result_scores(result)  # (raising, it rolls the update back)
     places = places_from_scores(totals)
     for seat in MatchSeat.objects.filter(match_id=match_id).order_by("seat"):
         extra = result["seats"][seat.seat]
@@ -293,7 +294,7 @@ def match_finish(
         seat.rank = places[seat.seat]
         seat.faults = extra["faults"]
         seat.stderr = extra["stderr"]
-        seat.hand_scores = hand_scores[seat.seat]
+        seat.hand_scores = per_hand[seat.seat]
         seat.save(update_fields=["score", "rank", "faults", "stderr", "hand_scores"])
     match = Match.objects.get(pk=match_id)
     if match.ladder_id and match.kind in (Match.Kind.LADDER, Match.Kind.TOURNAMENT):
@@ -316,16 +317,14 @@ def result_scores(result: dict[str, Any]) -> tuple[list[int], list[list[int]]]:
     sent them is read from the replay). Raises on a record that does not replay, and
     :class:`ScoresDisagree` on scores it does not give."""
     state = replay({k: result[k] for k in ("rules", "seed", "hands") if k in result})
-    played = [h for h in state.history if not h.void]
-    totals = list(state.totals)
-    hand_scores = [[h.scores[seat] for h in played] for seat in range(len(totals))]
+    totals, per_hand = list(state.totals), hand_scores(state)
     sent = (result.get("totals"), result.get("hand_scores"))
-    if sent != (None, None) and sent != (totals, hand_scores):
+    if sent != (None, None) and sent != (totals, per_hand):
         raise ScoresDisagree(
             f"the result's scores {sent[0]} are not its record's {totals} (hand by hand "
             "or in total)"
         )
-    return totals, hand_scores
+    return totals, per_hand
 
 
 @transaction.atomic

@@ -141,8 +141,7 @@ class GameResult:
     @property
     def hand_scores(self) -> list[list[int]]:
         """Per seat, what each hand (void hands left out) added to its total."""
-        played = [h for h in self.state.history if not h.void]
-        return [[h.scores[seat] for h in played] for seat in range(len(self.seats))]
+        return hand_scores(self.state)
 
     def to_dict(self) -> dict[str, Any]:
         """The game record, with the seating's rotation, each seat's faults, move times and
@@ -204,6 +203,18 @@ def seated(participants: Sequence[T], rotation: int) -> list[T]:
     """Who holds each seat, ``participants`` moved ``rotation`` seats along."""
     n = len(participants)
     return [participants[(seat + rotation) % n] for seat in range(n)]
+
+
+def hand_scores(state: GameState) -> list[list[int]]:
+    """Per seat, what each hand of ``state`` (void hands left out) added to its total."""
+    played = [h for h in state.history if not h.void]
+    return [[h.scores[seat] for h in played] for seat in range(len(state.totals))]
+
+
+def without_target(ruleset: RuleSet) -> RuleSet:
+    """The rules of a game that a hand count ends: the target lifted out of reach (what the
+    referee plays, and what a record of such a game holds)."""
+    return ruleset.with_overrides(target=10**9)
 
 
 def fallback_action(state: GameState) -> list[str] | str:
@@ -353,7 +364,7 @@ def play_game(
     if len(bots) != ruleset.players:
         raise ValueError(f"{ruleset.players} seats need {ruleset.players} bots, not {len(bots)}")
     if hands is not None:
-        ruleset = ruleset.with_overrides(target=10**9)  # the hand count ends the game
+        ruleset = without_target(ruleset)
 
     def launcher_factory() -> Launcher:
         nonlocal launcher
