@@ -30,10 +30,10 @@ from arena.api.throttles import (
     PasswordResetEmailThrottle,
     upload_throttle_check,
 )
+from arena.errors import error_messages
 from arena.models import ApiToken
 from arena.services import comparisons, tournaments
-from arena.uploads import UploadError, read_upload
-from engine.rules import RulesError
+from arena.uploads import read_upload
 
 #: An id in a query or a path: 1 to 18 ASCII digits (within a signed 64-bit integer), no sign.
 ID_PATTERN = r"[1-9][0-9]{0,17}"
@@ -52,12 +52,11 @@ def id_param(params: Any, name: str) -> int | None:
 
 
 def api_exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
-    """Domain errors become 4xx JSON a person can act on."""
-    if isinstance(exc, DjangoValidationError):
-        detail = exc.message_dict if hasattr(exc, "error_dict") else {"detail": exc.messages}
-        exc = exceptions.ValidationError(detail)
-    elif isinstance(exc, (UploadError, RulesError)):
-        exc = exceptions.ValidationError({"detail": str(exc)})
+    """Domain errors become 4xx JSON a person can act on (:func:`arena.errors.error_messages`,
+    as the pages say them)."""
+    messages = error_messages(exc)  # (the same words as the pages')
+    if messages is not None:
+        exc = exceptions.ValidationError(messages)
     elif isinstance(exc, PermissionError):
         exc = exceptions.PermissionDenied(str(exc))
     exc = body_refusal(exc) or exc  # Django's refusals of a body, met where DRF reads it
