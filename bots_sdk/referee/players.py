@@ -18,9 +18,10 @@ import select
 import signal
 import subprocess
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol, get_args
 
 from bots_sdk.bot import Bot
 from bots_sdk.builds import build
@@ -42,8 +43,9 @@ from bots_sdk.sandbox import Launch, Launcher, Limits, procs
 from bots_sdk.view import View
 from engine.rules import RulesError, RuleSet
 
-#: Fault classes recorded against a seat.
-FAULT_CLASSES = ("timeout", "crash", "illegal", "protocol", "memory")
+#: The classes of fault recorded against a seat.
+FaultKind = Literal["timeout", "crash", "illegal", "protocol", "memory"]
+FAULT_CLASSES: tuple[FaultKind, ...] = get_args(FaultKind)
 
 
 @dataclass(frozen=True)
@@ -57,12 +59,30 @@ class Fault:
     200
     """
 
-    kind: str
+    kind: FaultKind
     detail: str
 
     def __post_init__(self) -> None:
-        assert self.kind in FAULT_CLASSES, self.kind
+        if self.kind not in FAULT_CLASSES:
+            raise ValueError(f"{self.kind!r} is not a fault class ({', '.join(FAULT_CLASSES)})")
         object.__setattr__(self, "detail", clean_text(str(self.detail)))
+
+    def to_dict(self) -> dict[str, str]:
+        """As a record holds it (``class``: the JSON name of the kind).
+
+        >>> Fault.from_dict(Fault("crash", "exit 1").to_dict()) == Fault("crash", "exit 1")
+        True
+        """
+        return {"class": self.kind, "detail": self.detail}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, object]) -> Fault:
+        """A record's fault (its other keys, where and when, are the record's); ValueError
+        when its class is not one."""
+        kind = str(data.get("class", ""))
+        if kind not in FAULT_CLASSES:
+            raise ValueError(f"{kind!r} is not a fault class ({', '.join(FAULT_CLASSES)})")
+        return cls(kind, str(data.get("detail", "")))
 
 
 #: Wall-clock seconds a decision may take past its limit before the referee stops waiting.
@@ -423,7 +443,7 @@ class ProcessPlayer:
             if not self._late(reply):
                 break  # (a late answer to a timed-out move is skipped)
         if isinstance(reply, Error):
-            return Fault(reply.kind, reply.detail)
+            return Fault.from_dict(reply.to_dict())  # (the protocol's classes are the faults')
         if reply.TYPE != expect:
             return Fault("protocol", f"sent {reply.TYPE!r} where {expect!r} was due")
         if isinstance(reply, Action) and reply.id != message.get("id"):

@@ -547,8 +547,7 @@ def _decide(state: GameState, seat: _Seat) -> None:
 def _record_fault(seat: _Seat, state: GameState, decision: str, fault: Fault) -> None:
     seat.result.faults.append(
         {
-            "class": fault.kind,
-            "detail": fault.detail,
+            **fault.to_dict(),
             "decision": decision,
             "hand": state.hand_number,
             "play": len(state.plays()) if state.phase is Phase.PLAY else None,
