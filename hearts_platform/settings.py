@@ -236,6 +236,9 @@ BIDEL_UNSAFE_NO_SANDBOX = unsafe_no_sandbox()
 MATCH_LEASE_SECONDS = env.int("MATCH_LEASE_SECONDS", 20 * 60, minimum=1)
 # A queued match unclaimed this long has its message sent again (a broker may lose messages).
 MATCH_RESEND_SECONDS = env.int("MATCH_RESEND_SECONDS", 120, minimum=1)
+#: Seconds a validation may wait for a runner to play it before it is rejected as the
+#: platform's doing (arena.services.dispatch.versions_expire).
+VALIDATION_TIMEOUT_SECONDS = env.int("VALIDATION_TIMEOUT_SECONDS", 300, minimum=30)
 
 # --- People at the table (/play/; docs/operations.md, "Limits on work") ----------------------
 # People's games open at once (queued or running), every visitor's together: the slots of the

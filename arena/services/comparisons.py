@@ -152,7 +152,7 @@ def comparison_start(
         running = Comparison.objects.select_for_update().filter(
             requested_by=requested_by, status=Comparison.Status.RUNNING
         )
-        allowed = getattr(settings, "COMPARISONS_MAX_OPEN", 1)
+        allowed = settings.COMPARISONS_MAX_OPEN
         if len(running) >= allowed:
             raise ValidationError(
                 {
@@ -211,7 +211,7 @@ def _round(comparison: Comparison) -> None:
         match_create(
             kind=Match.Kind.COMPARISON,
             seats=seats,
-            hands=getattr(settings, "COMPARISON_DEALS_PER_ROUND", DEALS_PER_ROUND),
+            hands=settings.COMPARISON_DEALS_PER_ROUND,
             seed=seed,
             comparison=comparison,
             round=comparison.rounds,
@@ -230,7 +230,7 @@ def comparison_advance(*, comparison_id: int) -> Comparison:
         if comparison.matches.filter(round=comparison.rounds, status__in=OPEN).exists():
             return comparison
         result = compare(_seats(comparison), rotations=2 * (2 + len(REFERENCES)))
-        spent = comparison.rounds >= getattr(settings, "COMPARISON_MAX_ROUNDS", MAX_ROUNDS)
+        spent = comparison.rounds >= settings.COMPARISON_MAX_ROUNDS
         comparison.result = result.to_dict()
         names = (f"v{comparison.newer.number}", f"v{comparison.older.number}")
         comparison.verdict = verdict(*names, result, spent=spent)

@@ -48,7 +48,7 @@ logger = logging.getLogger(__name__)
 #: The clock of every platform match and validation: the runner's default.
 CLOCK = TimeControl()
 #: A validation no runner has answered in this long ends rejected, saying so.
-VALIDATION_TIMEOUT = int(getattr(settings, "VALIDATION_TIMEOUT_SECONDS", 300))
+VALIDATION_TIMEOUT = settings.VALIDATION_TIMEOUT_SECONDS
 
 
 def new_claim() -> str:

@@ -38,13 +38,13 @@ from engine.record import replay
 from engine.rules import RuleSet
 
 #: A claimed match is given to another worker once its lease has passed (MATCH_LEASE_SECONDS).
-LEASE_SECONDS = int(getattr(settings, "MATCH_LEASE_SECONDS", 20 * 60))
+LEASE_SECONDS = settings.MATCH_LEASE_SECONDS
 
 
 #: A person's game outlasts a bot match: its lease (and its runner's time limit) is this
 #: long, more than its person may take (HUMAN_GAME_SECONDS and HUMAN_AWAY_SECONDS) and its
 #: bots (a bot match's lease) together.
-HUMAN_LEASE_SECONDS = int(getattr(settings, "HUMAN_GAME_LEASE_SECONDS", 3600))
+HUMAN_LEASE_SECONDS = settings.HUMAN_GAME_LEASE_SECONDS
 
 
 def lease_seconds(kind: str) -> int:
@@ -368,7 +368,7 @@ def match_requeue(*, match_id: int) -> bool:
 #: A match queued this long without a claim has its message sent again (MATCH_RESEND_SECONDS):
 #: a broker that lost its queue (a restarted Redis, the embedded broker's killed worker) loses
 #: no match, and a duplicate message is harmless (the claim is a compare-and-set).
-RESEND_SECONDS = int(getattr(settings, "MATCH_RESEND_SECONDS", 120))
+RESEND_SECONDS = settings.MATCH_RESEND_SECONDS
 
 
 def matches_reap() -> int:
