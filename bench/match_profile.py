@@ -52,10 +52,8 @@ AREAS = (
     (
         "sandbox launch",
         (
-            "/bots_sdk/sandbox.py",
-            "/bots_sdk/sandbox/cgroups.py",
-            "/bots_sdk/sandbox/seccomp.py",
-            "/bots_sdk/builds/build.py",
+            "/bots_sdk/sandbox/",
+            "/bots_sdk/builds/",
             "subprocess.py",
         ),
     ),
