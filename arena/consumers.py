@@ -1,4 +1,4 @@
-"""WebSocket consumers (Django Channels): thin shells over :mod:`arena.live`.
+"""WebSocket consumers (Django Channels): thin shells over :mod:`arena.spectators`.
 
 - ``/ws/matches/<id>/live/``: a running match as its runner plays it. Only what the runner
   published reaches here: a game with a person at the table is published as a bystander sees
@@ -26,11 +26,11 @@ from asgiref.sync import sync_to_async
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 
-from arena import live, selectors
+from arena import selectors, spectators
 from arena.api.parsers import BodyError, decode_json
 from arena.models import Match
 from arena.services import people
-from hearts_runner import live as feeds
+from hearts_runner import live
 
 #: The longest message a person's page may send (an answer is a few cards).
 MAX_ANSWER = 2000
@@ -39,7 +39,7 @@ MAX_ANSWER = 2000
 HEARTBEAT_SECONDS = 5.0
 
 
-#: No channel layer for our consumers: they read the runners' feeds through arena.live's hub
+#: No channel layer for our consumers: they read the runners' feeds through arena.spectators' hub
 #: and take no message from Channels' layer. (Subscribed, each socket would wait on the Redis
 #: layer's blocking receive, which redis 8's client ends with a TimeoutError every 5 s: the
 #: consumer died, and its page reconnected, five seconds after every connect.)
@@ -51,7 +51,7 @@ class _FeedConsumer(AsyncWebsocketConsumer):
     key = ""
 
     async def connect(self) -> None:
-        self.queue: asyncio.Queue[live.Event | None] | None = None
+        self.queue: asyncio.Queue[spectators.Event | None] | None = None
         self.forward: asyncio.Task[None] | None = None
         found = await self._find()
         if found is None:
@@ -64,18 +64,18 @@ class _FeedConsumer(AsyncWebsocketConsumer):
             await self._send({"type": "finished", "status": status})
             await self.close()
             return
-        feed = feeds.shared_feed()
-        self.hub = live.hub_for(feed)
+        feed = live.shared_feed()
+        self.hub = spectators.hub_for(feed)
         try:
             self.queue = await self.hub.join(self.key)
         except TimeoutError:
             await self.close(code=4503)
             return
-        cursor = live.Cursor()
+        cursor = spectators.Cursor()
         if status == Match.Status.RUNNING and claim:
             # The feed so far of the run now playing (not a lost runner's, nor a stale one).
-            current = feeds.run_of(claim)
-            for event in live.history_events(await sync_to_async(feed.history)(self.key)):
+            current = live.run_of(claim)
+            for event in spectators.history_events(await sync_to_async(feed.history)(self.key)):
                 if event.run == current and cursor.admit(event):
                     await self.send(text_data=event.raw)
         self.forward = asyncio.get_running_loop().create_task(self._forward(cursor))
@@ -83,7 +83,7 @@ class _FeedConsumer(AsyncWebsocketConsumer):
     async def _find(self) -> tuple[dict[str, Any], str, str] | None:
         raise NotImplementedError
 
-    async def _forward(self, cursor: live.Cursor) -> None:
+    async def _forward(self, cursor: spectators.Cursor) -> None:
         """Send each new event; when several are waiting (a burst of moves, a slow client),
         only the newest frame of a hand (it shows every move of the ones it replaces)."""
         assert self.queue is not None
@@ -95,7 +95,7 @@ class _FeedConsumer(AsyncWebsocketConsumer):
                 await self.close(code=4408)
                 return
             events = [e for e in backlog if e is not None and cursor.admit(e)]
-            for event in live.coalesce(events):
+            for event in spectators.coalesce(events):
                 await self.send(text_data=event.raw)
 
     async def disconnect(self, code: int) -> None:
@@ -113,7 +113,7 @@ class _FeedConsumer(AsyncWebsocketConsumer):
 class MatchLiveConsumer(_FeedConsumer):
     async def _find(self) -> tuple[dict[str, Any], str, str] | None:
         match_id = int(self.scope["url_route"]["kwargs"]["match_id"])
-        self.key = feeds.key_for("match", match_id)
+        self.key = live.key_for("match", match_id)
         found = await database_sync_to_async(selectors.match_claim_state)(match_id)
         if found is None:
             return None
@@ -157,14 +157,14 @@ class PlayConsumer(_FeedConsumer):
 
     async def _find(self) -> tuple[dict[str, Any], str, str] | None:
         seat, status, claim, self.token, playing_since = self.seat
-        self.key = feeds.seat_key(self.token)
+        self.key = live.seat_key(self.token)
         hello = {"match": self.match_id, "seat": seat, "started": playing_since is not None}
         return hello, status, claim
 
     async def _beat(self) -> None:
         """Mark the seat present while the page is open; say ``finished`` when its game ends
         without a result; end one that no runner of people's games has begun in time."""
-        presence = feeds.shared_presence()
+        presence = live.shared_presence()
         while True:
             try:
                 await sync_to_async(presence.touch)(self.token)
@@ -189,7 +189,7 @@ class PlayConsumer(_FeedConsumer):
             with contextlib.suppress(asyncio.CancelledError):
                 await beat
             with contextlib.suppress(Exception):  # the mark's own end comes soon enough
-                await sync_to_async(feeds.shared_presence().clear)(self.token)
+                await sync_to_async(live.shared_presence().clear)(self.token)
         await super().disconnect(code)
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
@@ -204,4 +204,4 @@ class PlayConsumer(_FeedConsumer):
         if not isinstance(data, dict) or not isinstance(data.get("id"), int):
             return
         answer = json.dumps({"id": data["id"], "action": data.get("action")})
-        await sync_to_async(feeds.shared_mailbox().put)(self.token, answer)
+        await sync_to_async(live.shared_mailbox().put)(self.token, answer)

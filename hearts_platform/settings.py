@@ -165,7 +165,7 @@ else:
 
 # --- Channels (the live WebSockets: hearts_platform/asgi.py) ---------------------------------
 # Spectators read the runners' live feed (hearts_runner/live.py: Redis, or files on the
-# embedded default) through one follower per match per web process (arena/live.py); the
+# embedded default) through one follower per match per web process (arena/spectators.py); the
 # channel layer carries messages between consumers: Redis when there is one, else in memory.
 ASGI_APPLICATION = "hearts_platform.asgi.application"
 if REDIS_URL:

@@ -15,14 +15,14 @@ from typing import Any
 import pytest
 from django.conf import settings
 
-from arena import live
+from arena import spectators
 from bots_sdk.referee.frames import LiveFrames, hand_frame, point_values, replay_frames
 from bots_sdk.referee.jobs import Job, run_job
 from bots_sdk.referee.participants import Participant
 from bots_sdk.referee.runner import run_match
 from engine.rules import PRESETS, RuleSet
 from engine.state import GameState, Phase
-from hearts_runner import live as feeds
+from hearts_runner import live
 from hearts_runner.live import FileFeed, Publisher, RedisFeed
 from tests.support import requires_redis
 
@@ -197,7 +197,7 @@ def test_a_background_publisher_never_keeps_the_referee_waiting_and_loses_nothin
 def test_a_background_publisher_gives_up_a_feed_that_falls_too_far_behind(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr(feeds, "BACKLOG_LIMIT", 50)
+    monkeypatch.setattr(live, "BACKLOG_LIMIT", 50)
     feed = _SlowFeed()
     publisher = Publisher(feed, "match-1", "run", background=True)  # type: ignore[arg-type]
     for n in range(120):
@@ -256,7 +256,7 @@ def test_a_file_feeds_folder_sheds_the_feeds_nothing_wrote_to_for_hours(tmp_path
     feed = FileFeed(tmp_path / "live")
     for key in ("match-1", "match-2"):
         Publisher(feed, key, "r")({"type": "table"})
-    hours_ago = time.time() - feeds.TTL_SECONDS - 60
+    hours_ago = time.time() - live.TTL_SECONDS - 60
     os.utime(feed.path("match-1"), (hours_ago, hours_ago))
     Publisher(feed, "match-3", "r")  # a runner starting a match sweeps the folder
     assert not feed.path("match-1").exists()
@@ -274,7 +274,7 @@ def _feed_of(feed: FileFeed, key: str, size: int, *, written: float | None = Non
 
 def _over(feed: FileFeed, key: str, at: float) -> None:
     """The platform's word that ``key``'s match is over for good, as said at ``at``."""
-    feed.retire(key, feeds.RETIRED_TTL_SECONDS)
+    feed.retire(key, live.RETIRED_TTL_SECONDS)
     os.utime(feed.mark(key), (at, at))
 
 
@@ -285,27 +285,27 @@ def test_finished_feeds_go_after_their_grace_and_a_live_one_stays(
 
     monkeypatch.setenv("BIDEL_VAR_DIR", str(tmp_path))
     monkeypatch.delenv("REDIS_URL", raising=False)
-    feeds.shared_feed.cache_clear()  # the feed of this environment: tmp_path/live
+    live.shared_feed.cache_clear()  # the feed of this environment: tmp_path/live
     try:
-        feed = feeds.shared_feed()
+        feed = live.shared_feed()
         assert isinstance(feed, FileFeed) and feed.folder == tmp_path / "live"
         for key in ("match-1", "match-2", "match-3"):
             Publisher(feed, key, "r")({"type": "table"})
-        feeds.announce("match-1", {"type": "stored", "status": "finished"}, final=True)
-        feeds.announce("match-2", {"type": "stored", "status": "queued"})  # to be played again
+        live.announce("match-1", {"type": "stored", "status": "finished"}, final=True)
+        live.announce("match-2", {"type": "stored", "status": "queued"})  # to be played again
         feed.retire("match-3", 0)  # over, its grace already spent
         assert tasks.live_feeds_sweep() == 1  # the platform's periodic sweep
         assert not feed.path("match-3").exists() and not feed.mark("match-3").exists()
         assert json.loads(feed.history("match-1")[-1])["status"] == "finished"  # its grace
         assert feed.history("match-2")
-        later = time.time() + feeds.RETIRED_TTL_SECONDS + 1
+        later = time.time() + live.RETIRED_TTL_SECONDS + 1
         assert feed.sweep(now=later) == 1
         assert not feed.path("match-1").exists() and not feed.mark("match-1").exists()
         assert feed.history("match-2")  # live: never swept until quiet for TTL_SECONDS
-        assert feed.sweep(now=time.time() + feeds.TTL_SECONDS + 1) == 1
+        assert feed.sweep(now=time.time() + live.TTL_SECONDS + 1) == 1
         assert os.listdir(feed.folder) == []
     finally:
-        feeds.shared_feed.cache_clear()
+        live.shared_feed.cache_clear()
 
 
 def test_a_runner_opening_a_feed_sweeps_the_finished_and_a_replayed_key_is_live_again(
@@ -321,7 +321,7 @@ def test_a_runner_opening_a_feed_sweeps_the_finished_and_a_replayed_key_is_live_
     # an event after the mark (a late runner's) makes a feed live again, as in Redis
     _feed_of(feed, "match-3", 100, written=time.time())
     _over(feed, "match-3", at=time.time() - 10)
-    assert feed.sweep(now=time.time() + feeds.RETIRED_TTL_SECONDS + 1) == 0
+    assert feed.sweep(now=time.time() + live.RETIRED_TTL_SECONDS + 1) == 0
     assert feed.history("match-3") and not feed.mark("match-3").exists()
 
 
@@ -346,10 +346,10 @@ def test_a_file_feeds_folder_is_held_to_its_size_oldest_finished_first(tmp_path:
 
 def test_the_file_feeds_size_is_a_setting(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("BIDEL_LIVE_FILES_MAX_BYTES", "1000")
-    assert feeds.live_files_max_bytes() == 1000
+    assert live.live_files_max_bytes() == 1000
     monkeypatch.setenv("BIDEL_LIVE_FILES_MAX_BYTES", "0")
     with pytest.raises(ValueError, match="BIDEL_LIVE_FILES_MAX_BYTES must be a positive"):
-        feeds.live_files_max_bytes()
+        live.live_files_max_bytes()
 
 
 @requires_redis
@@ -359,19 +359,19 @@ def test_a_feed_whose_match_is_over_for_good_is_dropped_soon(
     """Every frame of a match stays in Redis while it runs (a late spectator's catching up);
     once it is stored the page shows the replay, and the feed (about a MiB a match) goes."""
     feed = RedisFeed(settings.REDIS_URL)
-    monkeypatch.setattr(feeds, "shared_feed", lambda: feed)
+    monkeypatch.setattr(live, "shared_feed", lambda: feed)
     key = f"test-{uuid.uuid4().hex}"
     try:
         publisher = Publisher(feed, key, "r1", background=True)
         for n in range(5):
             publisher({"type": "frame", "n": n})
         publisher.close()
-        feeds.announce(key, {"type": "stored", "status": "queued"})  # to be played again
-        assert feed.client.ttl(feed.name(key)) > feeds.RETIRED_TTL_SECONDS
-        feeds.announce(key, {"type": "stored", "status": "finished"}, final=True)
+        live.announce(key, {"type": "stored", "status": "queued"})  # to be played again
+        assert feed.client.ttl(feed.name(key)) > live.RETIRED_TTL_SECONDS
+        live.announce(key, {"type": "stored", "status": "finished"}, final=True)
         events = [json.loads(line) for line in feed.history(key)]
         assert [e["seq"] for e in events] == list(range(7)) and events[-1]["status"] == "finished"
-        assert 0 < feed.client.ttl(feed.name(key)) <= feeds.RETIRED_TTL_SECONDS
+        assert 0 < feed.client.ttl(feed.name(key)) <= live.RETIRED_TTL_SECONDS
         assert feed.sweep() == 0  # Redis expires its keys itself
     finally:
         feed.client.delete(feed.name(key))
@@ -391,10 +391,10 @@ def test_a_redis_feed_is_followed_and_kept() -> None:
 
 
 def test_the_cursor_drops_repeats_and_starts_over_on_a_new_run() -> None:
-    def event(run: str, seq: int) -> live.Event:
-        return live.Event(run, seq, "frame", "{}")
+    def event(run: str, seq: int) -> spectators.Event:
+        return spectators.Event(run, seq, "frame", "{}")
 
-    cursor = live.Cursor()
+    cursor = spectators.Cursor()
     assert not cursor.admit(event("a", 3))  # a run is joined at its start
     assert [cursor.admit(event("a", s)) for s in (0, 1, 1, 0, 2)] == [
         True,

@@ -27,7 +27,7 @@ from bots_sdk.referee.participants import Participant
 from bots_sdk.referee.players import PersonLimits
 from bots_sdk.referee.runner import TimeControl, run_match
 from engine.record import verify
-from hearts_runner import live as feeds
+from hearts_runner import live
 from hearts_runner.config import PEOPLE_CONCURRENCY, PEOPLE_QUEUE, RUNNER_QUEUE
 from tests.arena.live import sandbox_env, wait_until, worker_env
 from tests.support import celery_worker, purge_queues
@@ -131,7 +131,7 @@ def test_a_game_no_peoples_runner_begins_ends_saying_so(settings: Any) -> None:
     assert "no runner of people's games began it within 30 s" in match.error
     assert Match.objects.get(pk=fresh.pk).status == Match.Status.QUEUED  # not yet its time
     # Its runner, if one takes it late, is told the person has left; its holds are free.
-    assert feeds.shared_mailbox().take(token, 5) == feeds.LEAVE_MESSAGE
+    assert live.shared_mailbox().take(token, 5) == live.LEAVE_MESSAGE
     people.human_game_open(visitor=visitor, opponents=[services.SeatSpec(builtin="low")] * 3)
 
 
@@ -235,7 +235,7 @@ def test_an_open_seat_page_marks_its_seat_present_and_hears_when_its_game_ends()
     visitor = _visitor("203.0.113.40")
     game = _made(_sit(visitor))
     token = visitor.cookies[people.SEAT_COOKIE].value
-    presence = feeds.shared_presence()
+    presence = live.shared_presence()
     path = f"/ws/play/{game.pk}/"
     scope = {
         "type": "websocket",
@@ -288,7 +288,7 @@ def _persons_game(limits: PersonLimits, clock: TimeControl) -> tuple[Any, str]:
     token = uuid.uuid4().hex
     claim = uuid.uuid4().hex
     seats = [Participant.of_person(token)] + [Participant.of_builtin("low")] * 3
-    people_for = feeds.people_for(claim, limits)
+    people_for = live.people_for(claim, limits)
     return (
         lambda: run_match("standard", 3, seats, hands=1, people=people_for, human_clock=clock),
         token,
@@ -307,11 +307,11 @@ def test_a_person_with_no_page_open_is_replaced_after_the_away_limit() -> None:
 
 def test_a_persons_thinking_time_for_the_game_is_capped() -> None:
     play, token = _persons_game(PersonLimits(away=600, game=1), TimeControl(30, 120, True))
-    feeds.shared_presence().touch(token)  # the page is open (one mark lasts PRESENT_SECONDS)
+    live.shared_presence().touch(token)  # the page is open (one mark lasts PRESENT_SECONDS)
     try:
         result = play()
     finally:
-        feeds.shared_presence().clear(token)
+        live.shared_presence().clear(token)
     seat = result.games[0].seats[0]
     assert seat.replaced
     assert [f["detail"] for f in seat.faults] == [
@@ -400,7 +400,7 @@ def test_a_crowd_of_idle_games_ends_at_its_limit_while_a_bot_match_is_played(
     assert _sit(_visitor("203.0.113.60")).status_code == 503  # every table taken
     # The first visitor keeps the page open (what its socket does) until it leaves the table.
     leaver = visitors[0].cookies[people.SEAT_COOKIE].value
-    presence = feeds.shared_presence()
+    presence = live.shared_presence()
 
     def all_begun() -> bool:
         presence.touch(leaver)
