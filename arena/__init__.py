@@ -13,5 +13,6 @@ MOVED = {
     "arena.tournaments": "arena.services.tournaments",
     "arena.comparisons": "arena.services.comparisons",
     "arena.people": "arena.services.people",
+    "arena.live": "arena.spectators",
 }
 moved.install(MOVED)
