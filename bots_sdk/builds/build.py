@@ -572,21 +572,7 @@ def _run_build(
     )
     job = BuildJob(sources, PACKER, command, limits, binds=tools.binds, path=tools.env_path)
     launch = launcher.build_launch(job)
-    try:
-        process = subprocess.Popen(
-            launch.argv,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            env=launch.env,
-            start_new_session=True,
-            pass_fds=launch.pass_fds,
-        )
-    except BaseException:
-        launch.release()
-        raise
-    finally:
-        launch.started()
+    process = launch.popen(stdin=subprocess.DEVNULL)
     output = bytearray()
     log = bytearray()
     dropped = 0

@@ -268,22 +268,7 @@ class ProcessPlayer:
             raise
         self.launch = launch
         self.argv = launch.argv
-        try:
-            self.process = subprocess.Popen(
-                launch.argv,
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                env=launch.env,
-                start_new_session=True,
-                bufsize=0,
-                pass_fds=launch.pass_fds,
-            )
-        except BaseException:
-            launch.release()
-            raise
-        finally:
-            launch.started()
+        self.process = launch.popen(stdin=subprocess.PIPE)
         for stream in (self.process.stdout, self.process.stderr, self.process.stdin):
             assert stream is not None
             os.set_blocking(stream.fileno(), False)

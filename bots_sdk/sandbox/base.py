@@ -5,6 +5,7 @@ backend is. Imports no backend, no build and nothing of the referee."""
 from __future__ import annotations
 
 import os
+import subprocess
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -71,6 +72,27 @@ class Launch:
             except OSError:
                 pass
         self.close_after_start = ()
+
+    def popen(self, *, stdin: int) -> subprocess.Popen[bytes]:
+        """Start the process (in a session of its own, its output on pipes, unbuffered), then
+        close our copies of the descriptors it inherited; a failure to start releases the
+        launch (its cgroup, its container) before it is raised."""
+        try:
+            return subprocess.Popen(
+                self.argv,
+                stdin=stdin,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                env=self.env,
+                start_new_session=True,
+                bufsize=0,
+                pass_fds=self.pass_fds,
+            )
+        except BaseException:
+            self.release()
+            raise
+        finally:
+            self.started()
 
     def processes(self, pid: int, deadline: float) -> tuple[int | None, int | None]:
         """The sandbox's init and the bot, for the launch started as ``pid``: what bwrap
