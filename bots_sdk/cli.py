@@ -10,7 +10,6 @@ import shutil
 import signal
 import sys
 import zipfile
-from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +23,7 @@ from bots_sdk.protocol import clean_text
 from bots_sdk.referee.frames import hand_frame, point_values
 from bots_sdk.referee.participants import Participant
 from bots_sdk.referee.players import ProcessPlayer
-from bots_sdk.referee.runner import GameResult, MatchResult, TimeControl, match_games, play_game
+from bots_sdk.referee.runner import GameResult, RefereeConfig, TimeControl, run_match
 from bots_sdk.referee.stats import summarize
 from bots_sdk.sandbox import (
     BACKENDS,
@@ -137,20 +136,6 @@ def _as_given(text: str, bot: str) -> str:
     return text.replace(str(path.resolve()), bot).replace(f"/bot/{path.name}", bot)
 
 
-def _one_game(args: tuple[Any, ...]) -> GameResult:
-    rules, seed, bots, rotation, hands, time_control, unsafe, sandbox = args
-    return play_game(
-        rules,
-        seed,
-        bots,
-        rotation=rotation,
-        hands=hands,
-        time_control=time_control,
-        unsafe=unsafe,
-        sandbox=sandbox,
-    )
-
-
 def _say_sandbox(backend: str | None) -> None:
     """Which sandbox runs the bots here: its layers, what it could not apply, and the packages
     a bot may import besides the standard library and the SDK."""
@@ -242,39 +227,31 @@ def _play(args: argparse.Namespace) -> int:
         return _no_sandbox(exc)
     time_control = None if args.no_clock else TimeControl(args.move_time, args.time_bank)
     participants = [Participant.parse(bot) for bot in args.bots]
-    jobs = [
-        (
-            rules,
-            args.seed + slot.game,
-            participants,
-            slot.rotation,
-            args.hands,
-            time_control,
-            args.unsafe_no_sandbox,
-            args.sandbox,
-        )
-        for slot in match_games(rules.players, args.games or 1, args.duplicate)
-    ]
+    config = RefereeConfig(
+        hands=args.hands,
+        time_control=time_control,
+        unsafe=args.unsafe_no_sandbox,
+        sandbox=args.sandbox,
+    )
     # The referee's engine; the bots' own simulations use the same build (docs/engine.md).
     print(f"bots_sdk: engine {engine.BUILD}", file=sys.stderr)
     if not args.unsafe_no_sandbox:
         _say_sandbox(args.sandbox)
-    results: list[GameResult] = []
     try:
-        if args.jobs > 1:
-            with ProcessPoolExecutor(args.jobs) as pool:
-                for done in pool.map(_one_game, jobs):
-                    results.append(done)
-                    _progress(len(results), len(jobs))
-        else:
-            for job in jobs:
-                results.append(_one_game(job))
-                _progress(len(results), len(jobs))
+        match = run_match(
+            rules,
+            args.seed,
+            participants,
+            games=args.games or 1,
+            duplicate=args.duplicate,
+            on_progress=_progress,
+            jobs=args.jobs,
+            config=config,
+        )
     except SandboxUnavailable as exc:
         return _no_sandbox(exc)
-    match = MatchResult(
-        rules=rules, seed=args.seed, bots=list(args.bots), games=results, duplicate=args.duplicate
-    )
+    match.bots = list(args.bots)  # (as given on the command line)
+    results = match.games
     summary = summarize(match)
     if args.record:
         Path(args.record).write_text(json.dumps(match.to_dict()))

@@ -21,9 +21,10 @@ import logging
 import tempfile
 import time
 from collections.abc import Callable, Sequence
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, TypedDict, TypeVar, Unpack
 
 from bots_sdk.bot import lowest, strength
 from bots_sdk.builtin import make_builtin
@@ -57,6 +58,59 @@ class TimeControl:
 HUMAN_CLOCK = TimeControl(move=30.0, bank=120.0, timeout_spends_bank=True)
 #: Who reaches a person's seat: the runner host's factory of :class:`PersonPlayer`.
 People = Callable[[Participant], Player]
+
+
+class RefereeOptions(TypedDict, total=False):
+    """The keywords of :class:`RefereeConfig`, as :func:`run_match` and :func:`play_game` take
+    them one by one."""
+
+    hands: int | None
+    time_control: TimeControl | None
+    unsafe: bool
+    limits: Limits | None
+    sandbox: str | None
+    launcher: Launcher | None
+    people: People | None
+    human_clock: TimeControl
+
+
+@dataclass(frozen=True)
+class RefereeConfig:
+    """How the referee plays every game of a match, made once and handed down: ``hands`` (a
+    hand count that ends the game; None: the rules' target), the bots' clock
+    (``time_control``; None: no clock), where bot files run (a ``launcher`` already made, else
+    the sandbox that ``unsafe``, ``limits`` and ``sandbox`` choose), and people's seats
+    (``people`` makes their players, under ``human_clock``). Picklable when it holds no
+    launcher and no people (``bidel play --jobs`` sends it to other processes)."""
+
+    hands: int | None = None
+    time_control: TimeControl | None = None
+    unsafe: bool = False
+    limits: Limits | None = None
+    sandbox: str | None = None
+    launcher: Launcher | None = None
+    people: People | None = None
+    human_clock: TimeControl = HUMAN_CLOCK
+
+    @classmethod
+    def of(cls, config: RefereeConfig | None, options: RefereeOptions) -> RefereeConfig:
+        """``config``, or one made of ``options`` (not both)."""
+        if config is not None and options:
+            raise TypeError(f"give a config or its options, not both ({', '.join(options)})")
+        return config if config is not None else cls(**options)
+
+    def launcher_factory(self) -> Callable[[], Launcher]:
+        """Makes the launcher when a seat first needs one (a match of built-ins needs none),
+        then gives the same one."""
+        made = self.launcher
+
+        def factory() -> Launcher:
+            nonlocal made
+            if made is None:
+                made = default_launcher(self.unsafe, self.limits, self.sandbox)
+            return made
+
+        return factory
 
 
 @dataclass
@@ -282,54 +336,68 @@ def run_match(
     bots: Sequence[str | Participant],
     *,
     games: int = 1,
-    hands: int | None = None,
     duplicate: bool = False,
-    time_control: TimeControl | None = None,
-    unsafe: bool = False,
-    limits: Limits | None = None,
-    sandbox: str | None = None,
     on_progress: Callable[[int, int], None] | None = None,
     observer: Callable[[int, GameState], None] | None = None,
-    people: People | None = None,
-    human_clock: TimeControl = HUMAN_CLOCK,
-    launcher: Launcher | None = None,
     budget: float | None = None,
+    jobs: int = 1,
+    config: RefereeConfig | None = None,
+    **options: Unpack[RefereeOptions],
 ) -> MatchResult:
     """Play a match; see the module docstring. ``bots`` are participants (or, as on a
-    command line, built-in names and bot files); ``sandbox`` names the backend for bot files
-    (default: ``BIDEL_SANDBOX`` or bubblewrap), ``launcher`` gives one already made (a
-    benchmark's, say). Game g is dealt from ``seed + g``.
+    command line, built-in names and bot files); how the referee plays is ``config`` (or its
+    options given as keywords: ``hands``, ``time_control``, ``sandbox``, … see
+    :class:`RefereeConfig`). Game g is dealt from ``seed + g``.
     ``observer(g, state)`` sees game g's state after every change (live viewing); what it
     raises is logged and ends its observing, never the match. ``budget``: seconds the whole
     match may take; once they are spent, each game ends with the hand in progress (its result
     says ``"stopped": "budget"``), so a match of slow bots ends with a result instead of at
-    the runner's time limit."""
+    the runner's time limit. ``jobs``: games played at once, each in a process of its own (no
+    observer, launcher or people then: they stay in this process)."""
+    config = RefereeConfig.of(config, options)
     original = RuleSet.from_spec(rules)
     deadline = None if budget is None else time.monotonic() + budget
     participants = [Participant.parse(bot) for bot in bots]
     slots = match_games(original.players, games, duplicate)
     results: list[GameResult] = []
-    for slot in slots:
-        results.append(
-            play_game(
-                original,
-                seed + slot.game,
-                participants,
-                rotation=slot.rotation,
-                hands=hands,
-                time_control=time_control,
-                unsafe=unsafe,
-                limits=limits,
-                sandbox=sandbox,
-                observer=None if observer is None else functools.partial(observer, slot.game),
-                people=people,
-                human_clock=human_clock,
-                launcher=launcher,
-                deadline=deadline,
-            )
-        )
+
+    def done(result: GameResult) -> None:
+        results.append(result)
         if on_progress:
             on_progress(len(results), len(slots))
+
+    if jobs > 1:
+        if observer is not None or config.launcher is not None or config.people is not None:
+            raise ValueError("games in other processes take no observer, launcher or people")
+        with ProcessPoolExecutor(jobs) as pool:
+            futures = [
+                pool.submit(
+                    play_game,
+                    original,
+                    seed + slot.game,
+                    participants,
+                    rotation=slot.rotation,
+                    deadline=deadline,
+                    config=config,
+                )
+                for slot in slots
+            ]
+            for future in futures:
+                done(future.result())
+    else:
+        for slot in slots:
+            watch = None if observer is None else functools.partial(observer, slot.game)
+            done(
+                play_game(
+                    original,
+                    seed + slot.game,
+                    participants,
+                    rotation=slot.rotation,
+                    observer=watch,
+                    deadline=deadline,
+                    config=config,
+                )
+            )
     return MatchResult(
         rules=original,
         seed=seed,
@@ -345,33 +413,20 @@ def play_game(
     bots: Sequence[str | Participant],
     *,
     rotation: int = 0,
-    hands: int | None = None,
-    time_control: TimeControl | None = None,
-    unsafe: bool = False,
-    limits: Limits | None = None,
-    sandbox: str | None = None,
     observer: Callable[[GameState], None] | None = None,
-    people: People | None = None,
-    human_clock: TimeControl = HUMAN_CLOCK,
-    launcher: Launcher | None = None,
     deadline: float | None = None,
+    config: RefereeConfig | None = None,
+    **options: Unpack[RefereeOptions],
 ) -> GameResult:
     """One game of a match: ``bots`` seated moved ``rotation`` seats along (seat s gets
-    ``bots[(s + rotation) % n]``), dealt from ``seed``; bot files are started by
-    ``launcher``, or the sandbox ``unsafe``, ``limits`` and ``sandbox`` choose; past
-    ``deadline`` (``time.monotonic()``) it ends when a hand does."""
+    ``bots[(s + rotation) % n]``), dealt from ``seed``, played as ``config`` (or its options as
+    keywords) says; past ``deadline`` (``time.monotonic()``) it ends when a hand does."""
+    config = RefereeConfig.of(config, options)
     ruleset = RuleSet.from_spec(rules)
     if len(bots) != ruleset.players:
         raise ValueError(f"{ruleset.players} seats need {ruleset.players} bots, not {len(bots)}")
-    if hands is not None:
+    if config.hands is not None:
         ruleset = without_target(ruleset)
-
-    def launcher_factory() -> Launcher:
-        nonlocal launcher
-        if launcher is None:
-            launcher = default_launcher(unsafe, limits, sandbox)
-        return launcher
-
     seating = seated([Participant.parse(bot) for bot in bots], rotation)
     with tempfile.TemporaryDirectory(prefix="bidel-game-") as folder:
         # (a bot given as code is written here first; a bad one raises before any start)
@@ -380,35 +435,33 @@ def play_game(
             for n, p in enumerate(seating)
         ]
         return _play_game(
-            ruleset,
-            seed,
-            seating,
-            sources,
-            rotation,
-            hands,
-            time_control,
-            launcher_factory,
-            _Observer(observer),
-            people,
-            human_clock,
-            deadline,
+            _Table(ruleset, seed, rotation, seating, sources), config, _Observer(observer), deadline
         )
 
 
+@dataclass(frozen=True)
+class _Table:
+    """One game's table: its rules, deal, seating and where each bot given as code was put."""
+
+    rules: RuleSet
+    seed: int
+    rotation: int
+    seating: list[Participant]
+    sources: list[Path | None]
+
+
 def _play_game(
-    rules: RuleSet,
-    seed: int,
-    seating: list[Participant],
-    sources: list[Path | None],
-    rotation: int,
-    hands: int | None,
-    time_control: TimeControl | None,
-    launcher_factory: Callable[[], Launcher],
-    observe: _Observer,
-    people: People | None,
-    human_clock: TimeControl,
-    deadline: float | None = None,
+    table: _Table, config: RefereeConfig, observe: _Observer, deadline: float | None
 ) -> GameResult:
+    rules, seed, rotation, seating, sources = (
+        table.rules,
+        table.seed,
+        table.rotation,
+        table.seating,
+        table.sources,
+    )
+    hands, time_control, human_clock = config.hands, config.time_control, config.human_clock
+    launcher_factory, people = config.launcher_factory(), config.people
     state = GameState(rules, seed=seed)
     over_budget = False
     seats: list[_Seat] = []

@@ -6,6 +6,7 @@ need no sandbox; tests/bots_sdk/test_sandbox.py runs the hostile ones sandboxed.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -179,3 +180,21 @@ def test_a_match_given_a_launcher_starts_its_bot_files_with_it(tmp_path: Path) -
     assert sorted(started) == [0, 2]
     for seat in (0, 2):
         assert "build pure pure" in match.games[0].seats[seat].stderr
+
+
+def test_one_config_plays_a_match_here_or_in_several_processes_alike() -> None:
+    from bots_sdk.referee.runner import RefereeConfig
+
+    bots = ["low", "random", "heuristic", "high"]
+    here = run_match("standard", 4, bots, games=2, duplicate=True, hands=1)
+    config = RefereeConfig(hands=1)
+    apart = run_match("standard", 4, bots, games=2, duplicate=True, jobs=2, config=config)
+
+    def moves(match: Any) -> list[Any]:
+        return [(g.rotation, g.to_dict()["hands"], g.totals) for g in match.games]
+
+    assert len(here.games) == 8 and moves(here) == moves(apart)
+    with pytest.raises(TypeError, match="not both"):
+        run_match("standard", 4, bots, config=config, hands=2)
+    with pytest.raises(ValueError, match="no observer"):
+        run_match("standard", 4, bots, jobs=2, observer=lambda game, state: None)
