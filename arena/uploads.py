@@ -16,7 +16,7 @@ costs that child, never the web server, and is refused with a reason like any ot
 Traceback (most recent call last):
 ...
 arena.uploads.UploadError: upload a .py file or a .zip with bot.py at its root, not 'bot.exe'
->>> import zipfile
+>>> import io, zipfile
 >>> buffer = io.BytesIO()
 >>> with zipfile.ZipFile(buffer, "w") as z:
 ...     z.writestr("bidel.toml", 'language = "rust"')
@@ -27,25 +27,19 @@ arena.uploads.UploadError: upload a .py file or a .zip with bot.py at its root, 
 
 from __future__ import annotations
 
-import io
 import json
-import lzma
-import stat
-import struct
 import subprocess
 import sys
-import zipfile
-import zlib
-from pathlib import PurePosixPath
 from typing import Any, BinaryIO
 
 from django.core.exceptions import RequestDataTooBig
 from django.core.files.uploadhandler import FileUploadHandler
 from django.http.multipartparser import MultiPartParserError
-from django.utils.translation import gettext
+from django.utils.translation import gettext, gettext_noop
 
-from bots_sdk.builds.build import MAX_FILES, MAX_PACKED, MAX_UNPACKED
+from bots_sdk.builds.build import MAX_PACKED
 from bots_sdk.builds.languages import MANIFESTS, PYTHON, ManifestError, read_manifest, zip_root
+from bots_sdk.builds.zips import MAX_FILES, MAX_UNPACKED, ZipRefused, members
 
 #: What a version's code may weigh as uploaded, hold, and unpack to: the SDK's caps, which
 #: ``bidel pack`` and the runner's unpacking hold too (one definition, bots_sdk.builds.build).
@@ -54,27 +48,11 @@ MAX_ENTRIES = MAX_FILES
 MAX_UNCOMPRESSED = MAX_UNPACKED
 #: Bytes of one Python file: as much as a whole ``.py`` upload may be.
 MAX_SOURCE = MAX_UPLOAD
-#: Folders deep, and characters long, a zip member's path may be (the runner unpacks it).
-MAX_DEPTH = 16
-MAX_PATH = 255
 #: The syntax checker's limits: address space (bytes) and CPU seconds. A hostile 1 MiB source
 #: makes ``compile`` build a ~400 MB tree; this stops it at the cap.
 CHECK_MEMORY = 512 * 1024 * 1024
 CHECK_SECONDS = 10
 
-#: Errors a damaged or hostile archive raises on opening or reading a member.
-_ZIP_ERRORS = (
-    zipfile.BadZipFile,
-    zipfile.LargeZipFile,
-    NotImplementedError,
-    RuntimeError,
-    EOFError,
-    OSError,
-    ValueError,
-    zlib.error,
-    lzma.LZMAError,
-    struct.error,
-)
 
 #: Run by ``python -I -S``: the sources come as JSON on stdin; the first problem goes to
 #: stdout as JSON (nothing when all compile).
@@ -109,6 +87,7 @@ def _say(message: str, **values: Any) -> str:
 def read_upload(file: BinaryIO) -> bytes:
     """An uploaded file's bytes, never more than one past the limit (enough to refuse it).
 
+    >>> import io
     >>> len(read_upload(io.BytesIO(bytes(MAX_UPLOAD + 50)))) == MAX_UPLOAD + 1
     True
     """
@@ -185,6 +164,22 @@ def check_sources(sources: list[tuple[str, str]]) -> None:
     raise UploadError(f"{name}: {problem['msg']}")
 
 
+#: The words of each zip refusal (:mod:`bots_sdk.builds.zips`), in the person's language.
+_REFUSALS = {
+    "unreadable": gettext_noop("%(name)s is not a readable zip archive"),
+    "entries": gettext_noop("the zip holds %(count)s entries; the limit is %(limit)s"),
+    "outside": gettext_noop("the zip entry %(name)s points outside the archive"),
+    "link": gettext_noop("the zip entry %(name)s is a link; links are refused"),
+    "deep": gettext_noop(
+        "the zip entry %(name)s… is too deep or too long a path; the limits are "
+        "%(depth)s folders and %(length)s characters"
+    ),
+    "twice": gettext_noop("the zip holds %(name)s twice"),
+    "entry": gettext_noop("the zip entry %(name)s cannot be read (%(why)s)"),
+    "size": gettext_noop("the zip unpacks to more than %(limit)s bytes"),
+}
+
+
 def check_upload(filename: str, data: bytes) -> str:
     """``"py"`` or ``"zip"`` for an acceptable upload; :class:`UploadError` otherwise."""
     if not data:
@@ -208,69 +203,19 @@ def check_upload(filename: str, data: bytes) -> str:
                 name=repr(filename),
             )
         )
-    try:
-        archive = zipfile.ZipFile(io.BytesIO(data))
-        entries = archive.infolist()
-    except _ZIP_ERRORS:
-        raise UploadError(_say("%(name)s is not a readable zip archive", name=filename)) from None
-    if len(entries) > MAX_ENTRIES:
-        raise UploadError(
-            _say(
-                "the zip holds %(count)s entries; the limit is %(limit)s",
-                count=len(entries),
-                limit=MAX_ENTRIES,
-            )
-        )
-    total = 0
     names = set()
     sources = []
     manifests: dict[str, bytes] = {}
-    for entry in entries:
-        path = PurePosixPath(entry.filename.replace("\\", "/"))
-        if path.is_absolute() or ".." in path.parts or entry.filename.startswith("/"):
-            raise UploadError(
-                _say("the zip entry %(name)s points outside the archive", name=repr(entry.filename))
-            )
-        if stat.S_ISLNK(entry.external_attr >> 16):
-            raise UploadError(
-                _say(
-                    "the zip entry %(name)s is a link; links are refused", name=repr(entry.filename)
-                )
-            )
-        if len(entry.filename) > MAX_PATH or len(path.parts) > MAX_DEPTH:
-            raise UploadError(
-                _say(
-                    "the zip entry %(name)s… is too deep or too long a path; the limits are "
-                    "%(depth)s folders and %(length)s characters",
-                    name=repr(entry.filename[:40]),
-                    depth=MAX_DEPTH,
-                    length=MAX_PATH,
-                )
-            )
-        if entry.filename in names:
-            raise UploadError(_say("the zip holds %(name)s twice", name=repr(entry.filename)))
-        remaining = MAX_UNCOMPRESSED - total
-        try:
-            with archive.open(entry) as handle:
-                content = handle.read(remaining + 1)  # never inflate past the cap
-        except _ZIP_ERRORS as exc:
-            raise UploadError(
-                _say(
-                    "the zip entry %(name)s cannot be read (%(why)s)",
-                    name=repr(entry.filename),
-                    why=type(exc).__name__,
-                )
-            ) from None
-        total += len(content)
-        if total > MAX_UNCOMPRESSED:
-            raise UploadError(
-                _say("the zip unpacks to more than %(limit)s bytes", limit=MAX_UNCOMPRESSED)
-            )
-        if entry.filename.endswith(".py"):
-            sources.append((entry.filename, _decoded(entry.filename, content)))
-        if path.name in MANIFESTS:
-            manifests[entry.filename] = content
-        names.add(entry.filename)
+    try:
+        for entry, path, content in members(data):
+            if entry.filename.endswith(".py"):
+                sources.append((entry.filename, _decoded(entry.filename, content)))
+            if path.name in MANIFESTS:
+                manifests[entry.filename] = content
+            names.add(entry.filename)
+    except ZipRefused as exc:
+        values = {**exc.values, "name": repr(filename)} if exc.code == "unreadable" else exc.values
+        raise UploadError(_say(_REFUSALS[exc.code], **values)) from None
     root = zip_root(list(names))
     found = {name: manifests[root + name] for name in MANIFESTS if root + name in manifests}
     try:

@@ -31,7 +31,6 @@ import os
 import selectors
 import shutil
 import signal
-import stat
 import subprocess
 import sys
 import tempfile
@@ -51,13 +50,11 @@ from bots_sdk.builds.languages import (
     manifest_of,
     zip_root,
 )
+from bots_sdk.builds.zips import MAX_FILES, ZipRefused, members
 from bots_sdk.sandbox import BuildJob, BuiltBot, Launcher, Limits, SandboxUnavailable
 
 #: A folder a bot's files may not come from when packed (build outputs, tools' own).
 SKIPPED_FOLDERS = frozenset({"target", "classes", "node_modules", "build", "__pycache__"})
-#: The most files, and bytes unpacked, a bot's code may hold (as an upload).
-MAX_FILES = 100
-MAX_UNPACKED = 8 * 1024 * 1024
 #: Characters of a successful build's log shown with the bot's stderr.
 NOTE_LOG = 8192
 #: The most a packed bot may weigh: what the platform takes as an upload.
@@ -428,33 +425,24 @@ def pack(folder: Path) -> bytes:
 
 def unpack(code: bytes, into: Path) -> None:
     """Write a zip's files under ``into`` (readable by all: the build runs as another uid),
-    refusing what could escape it or exceed the upload's caps."""
+    read as hostile (:func:`bots_sdk.builds.zips.members`: what could escape ``into`` or
+    exceed the upload's caps is refused, as the platform refused it at upload), the zip's
+    root folder, if it has one, left out."""
     into.mkdir(mode=0o755, parents=True, exist_ok=True)
     into.chmod(0o755)
     try:
-        archive = zipfile.ZipFile(io.BytesIO(code))
-        entries = archive.infolist()
-    except (zipfile.BadZipFile, ValueError) as exc:
-        raise BuildError(f"the code is not a readable zip ({exc})") from None
-    if len(entries) > MAX_FILES:
-        raise BuildError(f"the zip holds {len(entries)} entries; the limit is {MAX_FILES}")
-    root = zip_root([entry.filename for entry in entries])
-    total = 0
-    for entry in entries:
+        found = list(members(code))
+    except ZipRefused as exc:
+        raise BuildError(f"the code is refused: {exc}") from None
+    root = zip_root([entry.filename for entry, _, _ in found])
+    for entry, _, content in found:
         if root and entry.filename.rstrip("/") + "/" == root:
             continue
-        path = PurePosixPath(entry.filename[len(root) :].replace("\\", "/"))
-        if path.is_absolute() or ".." in path.parts or stat.S_ISLNK(entry.external_attr >> 16):
-            raise BuildError(f"the zip entry {entry.filename!r} is refused (outside, or a link)")
-        target = into.joinpath(*path.parts)
+        inside = PurePosixPath(entry.filename[len(root) :].replace("\\", "/"))
+        target = into.joinpath(*inside.parts)
         if entry.is_dir():
             target.mkdir(mode=0o755, parents=True, exist_ok=True)
             continue
-        with archive.open(entry) as handle:
-            content = handle.read(MAX_UNPACKED - total + 1)
-        total += len(content)
-        if total > MAX_UNPACKED:
-            raise BuildError(f"the zip unpacks to more than {MAX_UNPACKED} bytes")
         target.parent.mkdir(mode=0o755, parents=True, exist_ok=True)
         target.write_bytes(content)
         target.chmod(0o644)
