@@ -27,7 +27,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bots_sdk import build  # noqa: E402
+from bots_sdk.builds import build  # noqa: E402
 from bots_sdk.builds.languages import manifest_of  # noqa: E402
 from bots_sdk.builtin import make_builtin  # noqa: E402
 from bots_sdk.referee.players import Answer, InProcessPlayer, ProcessPlayer  # noqa: E402
