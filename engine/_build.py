@@ -1,10 +1,12 @@
 """Which build of the engine runs: compiled (C extensions made by mypyc) or pure Python.
 
-One source, two builds. Installed where a C compiler is at hand, the hot modules (:data:`HOT`:
-the engine's and the SDK's sampling and rollout helpers) are also compiled by mypyc into
-extension modules beside their sources, and ``engine/_compiled.json`` records the SHA-256 of
-every source it compiled (``sdk/setup.py`` writes it). Where no compiler is, nothing is built
-and the same sources run as they are. When ``engine`` is first imported, :func:`select` picks:
+One source, two builds. Installed where a C compiler is at hand, the hot modules (the engine's
+own, :data:`HOT`, and those the installer adds from the packages built on it: the SDK's
+sampling and rollout helpers) are also compiled by mypyc into extension modules beside their
+sources, and ``engine/_compiled.json`` records the SHA-256 of every source it compiled
+(``sdk/setup.py`` writes it): the manifest, not this module, is the list of what is compiled.
+Where no compiler is, nothing is built and the same sources run as they are. When ``engine`` is
+first imported, :func:`select` picks:
 
 - ``BIDEL_ENGINE=pure``: the sources, whatever is built (a finder placed first on
   ``sys.meta_path`` loads the hot modules from their ``.py`` files);
@@ -29,8 +31,10 @@ import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 from types import ModuleType
+from typing import Any
 
-#: The modules compiled by mypyc, in dependency order (``sdk/setup.py`` compiles this list).
+#: The engine's modules compiled by mypyc, in dependency order (``sdk/setup.py`` compiles
+#: these and its own packages' hot modules after them; the manifest lists them all).
 HOT: tuple[str, ...] = (
     "engine.cards",
     "engine.rules",
@@ -39,8 +43,6 @@ HOT: tuple[str, ...] = (
     "engine.rollout",
     "engine.record",
     "engine.simulate",
-    "bots_sdk.sampling",
-    "bots_sdk.rollout",
 )
 #: The compiled modules' shared library (mypyc's group; the per-module extensions load it).
 SHARED_LIBRARY = "engine._native__mypyc"
@@ -128,14 +130,42 @@ def manifest(compiler: str, modules: Sequence[str] = HOT) -> dict[str, object]:
     }
 
 
-def _compiled_problem() -> tuple[str | None, str]:
-    """(why the compiled build cannot run, or None; the compiler named by its manifest)."""
+def _recorded() -> dict[str, Any] | None:
+    """The manifest as written, or None where there is none (``OSError``, ``ValueError``
+    where it cannot be read)."""
     path = os.path.join(_ROOT, "engine", MANIFEST)
     if not os.path.exists(path):
-        return "no compiled build: installed without a C compiler or mypyc", ""
+        return None
+    with open(path, encoding="utf-8") as written:
+        recorded = json.load(written)
+    if not isinstance(recorded, dict):
+        raise ValueError("not an object")
+    return recorded
+
+
+def compiled_modules() -> tuple[str, ...]:
+    """Every module the installer compiled, as its manifest lists them (the engine's
+    :data:`HOT` where there is no readable list).
+
+    >>> set(HOT) <= set(compiled_modules())
+    True
+    """
     try:
-        with open(path, encoding="utf-8") as written:
-            recorded = json.load(written)
+        recorded = _recorded()
+        sources = recorded.get("sources") if recorded else None
+    except (OSError, ValueError):
+        sources = None
+    if not isinstance(sources, dict):
+        return HOT
+    return (*HOT, *(str(module) for module in sources if module not in HOT))
+
+
+def _compiled_problem() -> tuple[str | None, str]:
+    """(why the compiled build cannot run, or None; the compiler named by its manifest)."""
+    try:
+        recorded = _recorded()
+        if recorded is None:
+            return "no compiled build: installed without a C compiler or mypyc", ""
         if "failed" in recorded:  # the install could not compile it, and said why
             return f"not compiled: {recorded['failed']}", "failed" if recorded["warn"] else ""
         compiler = str(recorded["compiler"])
@@ -146,7 +176,12 @@ def _compiled_problem() -> tuple[str | None, str]:
         return f"engine/{MANIFEST} is unreadable ({exc})", ""
     if suffix not in importlib.machinery.EXTENSION_SUFFIXES:
         return f"the compiled build is for another Python ({suffix})", compiler
-    for module in HOT:
+    missing = [module for module in HOT if module not in sources]
+    if missing:
+        return f"engine/{MANIFEST} does not list {missing[0]}", compiler
+    for module in sources:
+        if not os.path.exists(source_path(module)):
+            return f"engine/{MANIFEST} lists {module}, which is not here", compiler
         touched = stats.get(module) != source_stat(module)
         if touched and sources.get(module) != source_digest(module):
             where = "/".join(module.split(".")) + ".py"
@@ -173,20 +208,23 @@ def compiled_files() -> list[str]:
         return []
     suffix = importlib.machinery.EXTENSION_SUFFIXES[0]
     files = [os.path.join(_ROOT, "engine", MANIFEST)]
-    for module in (*HOT, SHARED_LIBRARY):
+    for module in (*compiled_modules(), SHARED_LIBRARY):
         files.append(os.path.join(_ROOT, *module.split(".")) + suffix)
     return files
 
 
 class _SourcesFirst:
-    """Loads the hot modules from their ``.py`` files even where extensions sit beside them
-    (an extension would otherwise win: the import system tries extension suffixes first).
+    """Loads the compiled modules from their ``.py`` files even where extensions sit beside
+    them (an extension would otherwise win: the import system tries extension suffixes first).
     A meta path finder by its ``find_spec`` alone (``importlib.abc`` costs a bot's start-up)."""
+
+    def __init__(self, modules: Sequence[str]) -> None:
+        self.modules = frozenset(modules)
 
     def find_spec(
         self, fullname: str, path: Sequence[str] | None, target: ModuleType | None = None
     ) -> importlib.machinery.ModuleSpec | None:
-        if fullname not in HOT:
+        if fullname not in self.modules:
             return None
         path = source_path(fullname)
         loader = importlib.machinery.SourceFileLoader(fullname, path)
@@ -223,4 +261,4 @@ def select(choice: str | None = None) -> Build:
 
 def _use_sources() -> None:
     if not any(isinstance(finder, _SourcesFirst) for finder in sys.meta_path):
-        sys.meta_path.insert(0, _SourcesFirst())
+        sys.meta_path.insert(0, _SourcesFirst(compiled_modules()))

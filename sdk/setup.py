@@ -1,8 +1,9 @@
 """bidel-sdk's build: the engine and the SDK as Python, and their hot modules compiled too.
 
 Where mypyc (it comes with mypy, a build requirement) and a C compiler are at hand, the modules
-listed in ``engine/_build.py`` (HOT) are compiled into C extensions beside their sources and
-``engine/_compiled.json`` records which sources were compiled. Where compiling fails (no
+listed in ``engine/_build.py`` (HOT) and the SDK's own (:data:`SDK_HOT`) are compiled into C
+extensions beside their sources and ``engine/_compiled.json`` records which sources were
+compiled. Where compiling fails (no
 compiler, no Python headers), the build says so and goes on: the same sources run as pure
 Python, identically, only slower. ``BIDEL_ENGINE_BUILD`` steers it: ``auto`` (the default),
 ``pure`` (compile nothing) or ``compiled`` (a failure to compile fails the install).
@@ -36,6 +37,10 @@ def _load_build_module():  # engine/_build.py alone: importing `engine` would se
 
 
 BUILD = _load_build_module()
+#: The SDK's modules compiled after the engine's (the search helpers every built-in calls per
+#: decision); the manifest lists them with the engine's, so the engine checks them alike.
+SDK_HOT = ("bots_sdk.sampling", "bots_sdk.rollout")
+COMPILED = (*BUILD.HOT, *SDK_HOT)
 
 
 def _say(message: str) -> None:
@@ -65,7 +70,7 @@ def _extensions() -> tuple[list, str]:
             raise
         _not_compiled(f"mypyc was not available at install ({exc})", warn=False)
         return [], ""
-    paths = [os.path.join(*module.split(".")) + ".py" for module in BUILD.HOT]  # (from sdk/)
+    paths = [os.path.join(*module.split(".")) + ".py" for module in COMPILED]  # (from sdk/)
     group = BUILD.SHARED_LIBRARY.removesuffix("__mypyc")
     try:
         extensions = mypycify(paths, group_name=group, opt_level="3")
@@ -98,7 +103,9 @@ class BuildExtensions(build_ext):
         package = Path(self.get_finalized_command("build_py").get_package_dir("engine"))
         target = package if self.inplace else Path(self.build_lib) / "engine"
         target.mkdir(parents=True, exist_ok=True)
-        (target / BUILD.MANIFEST).write_text(json.dumps(BUILD.manifest(COMPILER), indent=1))
+        (target / BUILD.MANIFEST).write_text(
+            json.dumps(BUILD.manifest(COMPILER, COMPILED), indent=1)
+        )
         _say(f"the engine is compiled ({COMPILER})")
 
     def get_outputs(self) -> list[str]:

@@ -120,9 +120,9 @@ def test_asked_for_by_name_a_build_that_cannot_run_is_refused_not_replaced() -> 
 def test_pure_loads_every_hot_module_from_its_source_even_beside_a_compiled_build() -> None:
     code = (
         "import importlib, json, engine\n"
-        "from engine._build import HOT\n"
+        "from engine._build import compiled_modules\n"
         "print(json.dumps([engine.BUILD.kind] + "
-        "[importlib.import_module(m).__file__ for m in HOT]))\n"
+        "[importlib.import_module(m).__file__ for m in compiled_modules()]))\n"
     )
     done = run_python(code, child_env({"BIDEL_ENGINE": "pure"}))
     assert done.returncode == 0, done.stderr
