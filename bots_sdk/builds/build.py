@@ -37,7 +37,7 @@ import tempfile
 import time
 import zipfile
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
 from typing import Any
 
@@ -133,26 +133,39 @@ class BuildError(RuntimeError):
         self.log = log
 
 
-@dataclass(frozen=True)
-class BuildLimits(Limits):
-    """A build's limits: a bot's limits with a build's sizes (of its whole process tree where
-    the host gives cgroups, else of each process: rlimits, always set too), and three of its
-    own: ``wall_seconds``, ``output_mb`` (what it returns) and ``log_bytes`` (the log kept:
-    its stderr, so ``stderr_bytes`` follows it)."""
+#: What a whole build may use by default: a bot's kinds of limit (:class:`Limits`), larger.
+BUILD_SIZES = Limits(
+    memory_mb=2048,
+    cpu_seconds=120,
+    processes=64,
+    file_size_mb=128,
+    open_files=256,
+    tmp_mb=256,
+    tmp_files=20000,
+)
 
-    memory_mb: int = 2048
-    cpu_seconds: int = 120
-    processes: int = 64
-    file_size_mb: int = 128
-    open_files: int = 256
-    tmp_mb: int = 256
-    tmp_files: int = 20000
+
+@dataclass(frozen=True)
+class BuildLimits:
+    """A build's limits: ``sizes``, what the sandbox holds it to (of its whole process tree
+    where the host gives cgroups, else of each process: rlimits, always set too), and three of
+    its own: ``wall_seconds``, ``output_mb`` (what it returns) and ``log_bytes`` (the log
+    kept: its stderr).
+
+    >>> BuildLimits(sizes=replace(BUILD_SIZES, cpu_seconds=2), log_bytes=4096).sandboxed
+    Limits(memory_mb=2048, cpu_seconds=2, processes=64, file_size_mb=128, open_files=256, \
+tmp_mb=256, tmp_files=20000, stderr_bytes=4096)
+    """
+
+    sizes: Limits = BUILD_SIZES
     wall_seconds: int = 300
     output_mb: int = 64
     log_bytes: int = 64 * 1024
 
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "stderr_bytes", self.log_bytes)  # (the log is its stderr)
+    @property
+    def sandboxed(self) -> Limits:
+        """The limits the launcher applies: the sizes, the build's log as its stderr."""
+        return replace(self.sizes, stderr_bytes=self.log_bytes)
 
 
 @dataclass(frozen=True)
@@ -558,7 +571,9 @@ def _run_build(
     command = functools.partial(
         _build_command, manifest.build, os.path.realpath(sys.executable), limits
     )
-    job = BuildJob(sources, PACKER, command, limits, binds=tools.binds, path=tools.env_path)
+    job = BuildJob(
+        sources, PACKER, command, limits.sandboxed, binds=tools.binds, path=tools.env_path
+    )
     launch = launcher.build_launch(job)
     process = launch.popen(stdin=subprocess.DEVNULL)
     output = bytearray()
@@ -615,7 +630,7 @@ def _run_build(
         raise BuildError(f"the build was stopped: {stopped}", text)
     if oom:
         raise BuildError(
-            f"the build was stopped at its memory limit ({limits.memory_mb} MiB)", text
+            f"the build was stopped at its memory limit ({limits.sizes.memory_mb} MiB)", text
         )
     if status == 0:
         return bytes(output), text
@@ -626,15 +641,15 @@ def _run_build(
         raise BuildError(f"the build's output is refused: {verdict['refused']}", text)
     failed = verdict.get("failed")
     at_limit = (
-        f"the build was stopped at a limit (CPU {limits.cpu_seconds} s, memory "
-        f"{limits.memory_mb} MiB, {limits.processes} processes; status {{status}})"
+        f"the build was stopped at a limit (CPU {limits.sizes.cpu_seconds} s, memory "
+        f"{limits.sizes.memory_mb} MiB, {limits.sizes.processes} processes; status {{status}})"
     )
     limit_statuses = (128 + signal.SIGXCPU, 128 + signal.SIGKILL, -signal.SIGXCPU, -signal.SIGKILL)
     if not isinstance(failed, int):  # no answer: the packer itself was stopped
-        if status in limit_statuses or (cpu is not None and cpu >= limits.cpu_seconds):
+        if status in limit_statuses or (cpu is not None and cpu >= limits.sizes.cpu_seconds):
             raise BuildError(at_limit.format(status=status), text)
         raise BuildError(f"the build ended without its packer's answer (status {status})", text)
-    if failed in limit_statuses or (cpu is not None and cpu >= limits.cpu_seconds):
+    if failed in limit_statuses or (cpu is not None and cpu >= limits.sizes.cpu_seconds):
         raise BuildError(at_limit.format(status=failed), text)
     last = next((line for line in reversed(text.splitlines()) if line.strip()), "")
     raise BuildError(

@@ -19,6 +19,12 @@ SDK_ROOT = Path(__file__).resolve().parents[2]
 HOST = "import sys; sys.path[:0] = ['/sdk']; from bots_sdk.host import main, leave; leave(main())"
 
 
+def host_argv(python: str, bot: str) -> list[str]:
+    """How a sandbox starts a Python bot inside: isolated (no site, no user paths, no bytecode
+    written), the SDK's host running the bot's file (``bot``) with /tmp as its folder."""
+    return [python, "-I", "-S", "-B", "-c", HOST, bot, "/tmp"]
+
+
 class SandboxUnavailable(RuntimeError):
     """This host cannot provide a layer the sandbox needs; the message says which."""
 

@@ -35,18 +35,21 @@ from pathlib import Path
 
 from bots_sdk.sandbox import cgroups, seccomp
 from bots_sdk.sandbox.base import (
-    HOST,
     SDK_ROOT,
     BuildJob,
     BuiltBot,
     Launch,
     Limits,
     SandboxUnavailable,
+    host_argv,
 )
 from bots_sdk.sandbox.layers import (
+    CGROUP_LAYER,
     MOUNT_TMP,
+    UID_LAYER,
     USR_ROOT,
     check_common,
+    linux_layers,
     mount_parents,
     mount_point,
     open_dirs,
@@ -57,19 +60,6 @@ from bots_sdk.sandbox.layers import (
     tmp_options,
 )
 
-_BWRAP_LAYERS = [
-    "network namespace (no network)",
-    "pid namespace",
-    "read-only filesystem: runtime, SDK and the bot only",
-    "private tmpfs",
-    "private tmpfs: size and file count capped",
-    "unprivileged uid per seat",
-    "seccomp: no keyring, namespaces, mounts, tracing, BPF",
-    "cgroup per seat: memory, processes, CPU clock of the whole tree",
-    "rlimits: memory, CPU, processes, file size, open files",
-    "empty environment",
-    "die with the referee",
-]
 #: Rootless (an author's laptop): each seat gets a user namespace of its own instead of a uid
 #: of its own; process counts are per seat through it.
 _ROOTLESS_UID = "a user namespace per seat (in place of a uid per seat: not root)"
@@ -100,13 +90,13 @@ class Bubblewrap:
     def __post_init__(self) -> None:
         if self.layers:
             return
-        layers = list(_BWRAP_LAYERS)
+        layers = linux_layers(pid="pid namespace", die="die with the referee")
         found = cgroups.support()
         if not found.ok:
-            layers.remove("cgroup per seat: memory, processes, CPU clock of the whole tree")
+            layers.remove(CGROUP_LAYER)
             self.not_applied.append(f"cgroup per seat ({found.detail}): rlimits per process")
         if self.rootless:
-            layers[layers.index("unprivileged uid per seat")] = _ROOTLESS_UID
+            layers[layers.index(UID_LAYER)] = _ROOTLESS_UID
             self.not_applied.append("a uid per seat (not root): a user namespace per seat")
         self.layers = layers
 
@@ -172,16 +162,7 @@ class Bubblewrap:
                 (str(bot.resolve()), inside),
             ],
             chdir="/tmp",
-            command=[
-                os.path.realpath(sys.executable),
-                "-I",
-                "-S",
-                "-B",
-                "-c",
-                HOST,
-                inside,
-                "/tmp",
-            ],
+            command=host_argv(os.path.realpath(sys.executable), inside),
             path="",
             report_pid=True,
         )

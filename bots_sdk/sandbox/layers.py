@@ -22,6 +22,33 @@ NOT_BUILT = (
 )
 
 
+#: The layers a seat's cgroup and uid give, by name (a backend drops or replaces them where
+#: the host cannot give them).
+CGROUP_LAYER = "cgroup per seat: memory, processes, CPU clock of the whole tree"
+UID_LAYER = "unprivileged uid per seat"
+
+
+def linux_layers(*, pid: str, die: str) -> list[str]:
+    """The layers a Linux backend (bubblewrap, namespaces) gives a seat, as ``bidel play`` and
+    ``/api/health/`` name them; ``pid`` and ``die`` say how the backend gives those two.
+
+    >>> linux_layers(pid="pid namespace", die="die with the referee")[:2]
+    ['network namespace (no network)', 'pid namespace']
+    """
+    return [
+        "network namespace (no network)",
+        pid,
+        "read-only filesystem: runtime, SDK and the bot only",
+        "private tmpfs: size and file count capped",
+        UID_LAYER,
+        "seccomp: no keyring, namespaces, mounts, tracing, BPF",
+        CGROUP_LAYER,
+        "rlimits: memory, CPU, processes, file size, open files",
+        "empty environment",
+        die,
+    ]
+
+
 def runtime_binds() -> list[tuple[Path, str]]:
     """The runtime packages' folders and where the bot sees them (:mod:`bots_sdk.runtime`)."""
     return runtime.binds()

@@ -13,17 +13,18 @@ from pathlib import Path
 from bots_sdk.sandbox import init as sandbox_init
 from bots_sdk.sandbox import procs, seccomp
 from bots_sdk.sandbox.base import (
-    HOST,
     SDK_ROOT,
     BuildJob,
     BuiltBot,
     Launch,
     Limits,
     SandboxUnavailable,
+    host_argv,
 )
 from bots_sdk.sandbox.layers import (
     NOT_BUILT,
     check_common,
+    linux_layers,
     prlimit,
     runtime_binds,
     seat_group,
@@ -40,18 +41,10 @@ class Namespaces:
     limits: Limits = field(default_factory=Limits)
     base_uid: int = 61000
     layers: list[str] = field(
-        default_factory=lambda: [
-            "network namespace (no network)",
-            "pid namespace with a reaper at PID 1",
-            "read-only filesystem: runtime, SDK and the bot only",
-            "private tmpfs: size and file count capped",
-            "unprivileged uid per seat",
-            "seccomp: no keyring, namespaces, mounts, tracing, BPF",
-            "cgroup per seat: memory, processes, CPU clock of the whole tree",
-            "rlimits: memory, CPU, processes, file size, open files",
-            "empty environment",
-            "die with the referee (parent-death signal on every process)",
-        ]
+        default_factory=lambda: linux_layers(
+            pid="pid namespace with a reaper at PID 1",
+            die="die with the referee (parent-death signal on every process)",
+        )
     )
 
     @staticmethod
@@ -128,14 +121,7 @@ class Namespaces:
             source,
             *(f"{folder}={at}" for folder, at in runtime_binds()),
             "--",
-            python,
-            "-I",
-            "-S",
-            "-B",
-            "-c",
-            HOST,
-            inside,
-            "/tmp",
+            *host_argv(python, inside),
         ]
         return Launch(
             argv,

@@ -10,12 +10,13 @@ import subprocess
 import sys
 import tarfile
 import zipfile
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from bots_sdk.builds import build
-from bots_sdk.builds.build import BuildError, BuildLimits, built, pack
+from bots_sdk.builds.build import BUILD_SIZES, BuildError, BuildLimits, built, pack
 from bots_sdk.builds.languages import (
     LANGUAGES,
     Manifest,
@@ -199,11 +200,23 @@ def test_a_compile_error_is_a_failed_build_with_the_compilers_words(tmp_path: Pa
 @pytest.mark.parametrize(
     ("build_line", "limits", "words"),
     [
-        ("while :; do :; done", BuildLimits(cpu_seconds=2), "stopped at a limit (CPU 2 s"),
+        (
+            "while :; do :; done",
+            BuildLimits(sizes=replace(BUILD_SIZES, cpu_seconds=2)),
+            "stopped at a limit (CPU 2 s",
+        ),
         ("sleep 600", BuildLimits(wall_seconds=2), "wall-clock limit (2 s)"),
-        ("yes flooding", BuildLimits(cpu_seconds=2, log_bytes=4096), "stopped at a limit"),
+        (
+            "yes flooding",
+            BuildLimits(sizes=replace(BUILD_SIZES, cpu_seconds=2), log_bytes=4096),
+            "stopped at a limit",
+        ),
         ("head -c 20000000 /dev/urandom > big", BuildLimits(output_mb=8), "larger than 8 MiB"),
-        ("head -c 100000000 /dev/zero > big", BuildLimits(tmp_mb=32), "the build failed"),
+        (
+            "head -c 100000000 /dev/zero > big",
+            BuildLimits(sizes=replace(BUILD_SIZES, tmp_mb=32)),
+            "the build failed",
+        ),
     ],
     ids=["loops", "sleeps", "floods its log", "returns too much", "fills its folder"],
 )
@@ -250,7 +263,7 @@ def test_the_backends_without_builds_refuse_a_compiled_bot_loudly(tmp_path: Path
         Namespaces().launch(tmp_path, 0)
     with pytest.raises(SandboxUnavailable, match="built and run by the bubblewrap backend"):
         Namespaces.build_launch(
-            BuildJob(tmp_path, build.PACKER, build._build_command, BuildLimits())
+            BuildJob(tmp_path, build.PACKER, build._build_command, BuildLimits().sandboxed)
         )
 
 
