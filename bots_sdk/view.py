@@ -18,7 +18,8 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, fields
+from operator import attrgetter
 from typing import Any
 
 from bots_sdk.protocol import PHASE_DECISIONS
@@ -45,55 +46,17 @@ def _rules_of(spec: Any) -> RuleSet:
     return rules
 
 
-@dataclass(frozen=True)
-class View:
-    """One seat's view of the game at a decision (or at the end of a hand or game)."""
+@dataclass(frozen=True, kw_only=True)
+class View(Observation):
+    """One seat's view of the game at a decision (or at the end of a hand or game): the
+    engine's :class:`~engine.state.Observation` of the seat (every field of it, documented
+    there), the decision asked for and the clock."""
 
-    #: This bot's seat, 0..players-1 (seats play in increasing order).
-    seat: int
-    #: The rules of the match.
-    rules: RuleSet
-    #: The cards in this bot's hand, sorted.
-    hand: list[str]
-    #: The actions allowed now, sorted: cards to pass or play, suits, or ``add``/``subtract``.
-    legal: list[str]
     #: ``pass``, ``play``, ``trump``, ``moon`` or ``none`` (end of hand / game).
     decision: str
-    #: The trick so far: (seat, card) in play order.
-    trick: list[tuple[int, str]]
-    #: Every completed trick of this hand.
-    tricks: list[Trick]
-    #: Card points each seat has taken this hand (a hidden kitty not counted).
-    points_taken: list[int]
-    #: Game totals before this hand.
-    totals: list[int]
-    #: ``left``, ``right``, ``across`` or ``hold``, as the rules name it (which seat is on the
-    #: left depends on ``rules.direction``).
-    pass_direction: str
-    #: Seats onward in play order the passed cards go: this bot's go to seat
-    #: ``(seat + pass_offset) % players``; 0 on a hold hand.
-    pass_offset: int
-    #: The cards this bot passed, and those it received (after the exchange).
-    passed: list[str]
-    received: list[str]
-    hearts_broken: bool
-    #: Hokm: the trump suit (``C D H S``) once declared, and the hakem's seat.
-    trump: str | None
-    hakem: int | None
-    #: Hand number, 0-based (a redealt hand keeps its number).
-    hand_number: int
-    #: Cards each seat still holds.
-    cards_left: list[int]
-    kitty_size: int = 0
-    kitty_taker: int | None = None
-    #: At the end of a hand: what it added to each total.
-    scores: list[int] | None = None
     #: Seconds this bot may still think on this move (move limit plus what is left of its
     #: time bank); None when the match has no clock.
     time_left: float | None = None
-    #: The seat that leads the current trick (None outside play).
-    leader: int | None = None
-    kitty: list[str] = field(default_factory=list)
 
     @property
     def players(self) -> int:
@@ -107,15 +70,24 @@ class View:
 
     @classmethod
     def from_observation(cls, observation: Observation, time_left: float | None = None) -> View:
-        """The view of an engine observation: every field of the same name, the decision its
-        phase asks for, and the clock."""
-        return _from_observation(cls, observation, PHASE_DECISIONS[observation.phase], time_left)
+        """The view of an engine observation: its fields, the decision its phase asks for,
+        and the clock."""
+        return cls(
+            *_observed(observation),
+            decision=PHASE_DECISIONS[observation.phase],
+            time_left=time_left,
+        )
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (_rebuild, (_observed(self), self.decision, self.time_left))
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON form sent over the bot protocol (docs/protocol.md): every field, by name."""
-        data = dict(self.__dict__)  # every field, in order
+        data = dict(zip(_OBSERVED, _observed(self), strict=True))
         for name, encode in _TO_JSON:
             data[name] = encode(data[name])
+        data["decision"] = self.decision
+        data["time_left"] = self.time_left
         return data
 
     @classmethod
@@ -130,6 +102,10 @@ class View:
         if "pass_offset" not in values:
             rules, hand = values["rules"], values["hand_number"]
             values["pass_offset"] = rules.pass_offset(hand) if rules.pass_count else 0
+        if "phase" not in values:  # (a view from an older referee: only the decision)
+            values["phase"] = _PHASES.get(values["decision"], "game_over")
+        if "current_seat" not in values:
+            values["current_seat"] = values["seat"] if values["legal"] else None
         return cls(**values)
 
 
@@ -175,24 +151,12 @@ _CODECS: list[tuple[str, Callable[[Any], Any] | None, Callable[[Any], Any] | Non
 ]
 #: The conversions to JSON of the fields that need one (the lists are JSON as they are).
 _TO_JSON = [(name, forms[0]) for name, forms in _JSON_FORMS.items() if forms[0] is not list]
-#: The fields a view takes from the engine's observation as they are, and a getter of them.
-_FROM_OBSERVATION = [
-    f.name for f in fields(View) if f.name in {o.name for o in fields(Observation)}
-]
+#: The observation's fields, in order, and a reader of their values (as one tuple).
+_OBSERVED = tuple(f.name for f in fields(Observation))
+_observed: Callable[[Observation], tuple[Any, ...]] = attrgetter(*_OBSERVED)
+#: The phase a decision is asked in (for a view sent without its phase).
+_PHASES = {decision: phase for phase, decision in PHASE_DECISIONS.items() if decision != "none"}
 
 
-def _compile_from_observation() -> Callable[..., View]:
-    """``View(name=observation.name, …, decision=…, time_left=…)`` over those fields, written
-    out once as dataclasses write ``__init__``: as fast as by hand, never out of step."""
-    copied = ", ".join(f"{name}=o.{name}" for name in _FROM_OBSERVATION)
-    source = (
-        "def build(cls, o, decision, time_left):\n"
-        f"    return cls({copied}, decision=decision, time_left=time_left)\n"
-    )
-    namespace: dict[str, Any] = {}
-    exec(compile(source, "<View.from_observation>", "exec"), namespace)
-    build: Callable[..., View] = namespace["build"]
-    return build
-
-
-_from_observation = _compile_from_observation()
+def _rebuild(observed: tuple[Any, ...], decision: str, time_left: float | None) -> View:
+    return View(*observed, decision=decision, time_left=time_left)

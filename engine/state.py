@@ -279,14 +279,20 @@ class HandRecord:
         return hand
 
 
+try:  # (read by mypyc when it compiles; where it is not installed, nothing to do)
+    from mypy_extensions import mypyc_attr
+except ImportError:  # pragma: no cover
+
+    def mypyc_attr(*attrs: object, **kwattrs: object) -> Any:  # type: ignore[misc]
+        return lambda cls: cls
+
+
+@mypyc_attr(allow_interpreted_subclasses=True)  # (the SDK's View adds the decision and clock)
 @dataclass(frozen=True)
 class Observation:
     """What one seat may know: its own cards and everything public, never others' cards.
 
     Card lists are sorted texts. ``legal`` is empty unless it is this seat's turn.
-
-    ``pass_direction`` names the pass as the rules do; ``pass_offset`` is how many seats onward
-    in play order the passed cards go (0 on a hold hand), whichever way play goes round.
 
     >>> view = GameState(RuleSet.from_preset("standard"), seed=1).observation(0)
     >>> view.seat, len(view.hand), view.pass_direction, view.pass_offset, view.legal == view.hand
@@ -296,29 +302,51 @@ class Observation:
     ('right', 1)
     """
 
+    #: This seat, 0..players-1 (seats play in increasing order).
     seat: int
+    #: The rules of the game.
     rules: RuleSet
+    #: The game's phase (a :class:`Phase` value) and the seat to act (None when no one is).
     phase: str
     current_seat: int | None
+    #: Hand number, 0-based (a redealt hand keeps its number).
     hand_number: int
+    #: The cards in this seat's hand, sorted.
     hand: list[str]
+    #: The actions allowed now, sorted (cards to pass or play, suits, or ``add``/``subtract``);
+    #: empty unless it is this seat's turn.
     legal: list[str]
+    #: The trick so far: (seat, card) in play order.
     trick: list[tuple[int, str]]
+    #: Every completed trick of this hand.
     tricks: list[Trick]
+    #: The seat that leads the current trick (None outside play).
     leader: int | None
+    #: Card points each seat has taken this hand (a hidden kitty not counted).
     points_taken: list[int]
+    #: Game totals before this hand.
     totals: list[int]
+    #: ``left``, ``right``, ``across`` or ``hold``, as the rules name it (which seat is on the
+    #: left depends on ``rules.direction``).
     pass_direction: str
+    #: Seats onward in play order the passed cards go: this seat's go to seat
+    #: ``(seat + pass_offset) % players``; 0 on a hold hand.
     pass_offset: int
+    #: The cards this seat passed, and those it received (after the exchange).
     passed: list[str]
     received: list[str]
     hearts_broken: bool
+    #: Hokm: the trump suit (``C D H S``) once declared, and the hakem's seat.
     trump: str | None
     hakem: int | None
+    #: The kitty's size and who takes it.
     kitty_size: int
     kitty_taker: int | None
+    #: Cards each seat still holds.
     cards_left: list[int]
+    #: At the end of a hand: what it added to each total.
     scores: list[int] | None = None
+    #: The kitty's cards, shown once the hand is over.
     kitty: list[str] = field(default_factory=list)
 
     def __reduce__(self) -> tuple[Any, ...]:

@@ -210,6 +210,37 @@ def test_the_view_is_defined_once_and_documented_field_by_field() -> None:
     assert all(callable(getattr(Bot, method)) for method in DECISION_METHODS.values())
 
 
+def test_a_view_is_the_observation_with_its_decision_and_clock() -> None:
+    """The view is the engine's observation (its fields declared there, once) with the
+    decision its phase asks for and the clock; it goes over the wire and through pickle
+    whole, decision after decision, on rules that use every field."""
+    import dataclasses
+    import pickle
+
+    from bots_sdk.protocol import PHASE_DECISIONS
+    from bots_sdk.view import View
+    from engine.state import Observation
+
+    shared = [f.name for f in dataclasses.fields(Observation)]
+    assert [f.name for f in dataclasses.fields(View)] == [*shared, "decision", "time_left"]
+    for preset in ("standard", "hokm_40", "kitty", "cancellation"):
+        rules = RuleSet.from_preset(preset)
+        state = GameState(rules, seed=5)
+        rng = random.Random(5)
+        while True:
+            for seat in range(rules.players):
+                seen = state.observation(seat)
+                view = View.from_observation(seen, 1.5)
+                assert isinstance(view, Observation)
+                assert all(getattr(view, name) == getattr(seen, name) for name in shared)
+                assert (view.decision, view.time_left) == (PHASE_DECISIONS[seen.phase], 1.5)
+                assert View.from_dict(json.loads(json.dumps(view.to_dict()))) == view
+                assert pickle.loads(pickle.dumps(view)) == view
+            if state.phase in (Phase.HAND_OVER, Phase.GAME_OVER):
+                break
+            state.apply(rng.choice(state.legal_actions()))
+
+
 @pytest.mark.parametrize(
     "line, why",
     [
