@@ -7,12 +7,18 @@ people, the storage and the schedule.
 
 from bots_sdk import moved
 
-#: Modules that moved into :mod:`arena.services`, by their old names (the same modules).
+#: Modules that moved (into :mod:`arena.services`, :mod:`arena.domain`), by their old names:
+#: the same modules.
 MOVED = {
     "arena.jobs": "arena.services.dispatch",
     "arena.tournaments": "arena.services.tournaments",
     "arena.comparisons": "arena.services.comparisons",
     "arena.people": "arena.services.people",
     "arena.live": "arena.spectators",
+    "arena.ratings": "arena.domain.ratings",
+    "arena.scheduling": "arena.domain.scheduling",
+    "arena.formats": "arena.domain.formats",
+    "arena.cron": "arena.domain.cron",
+    "arena.pairing": "arena.domain.pairing",
 }
 moved.install(MOVED)

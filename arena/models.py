@@ -7,7 +7,7 @@ from django.db import models
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
-from arena import formats
+from arena.domain import formats
 
 
 def standard_rules() -> str:
@@ -183,7 +183,7 @@ class Tournament(models.Model):
     name = models.CharField(max_length=100)
     #: The rules spec; its player count is the table size.
     rules = models.JSONField(default=standard_rules)
-    #: A registered format's name (:mod:`arena.formats`).
+    #: A registered format's name (:mod:`arena.domain.formats`).
     format = models.CharField(max_length=16, choices=formats.choices)
     #: Seats per table.
     table_size = models.PositiveSmallIntegerField(default=4)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import statistics
 from collections import defaultdict
 from collections.abc import Iterable
+from dataclasses import replace
 from typing import Any
 
 from django.db.models import (
@@ -30,7 +31,10 @@ from django.http import Http404
 from django.shortcuts import get_object_or_404
 from django.utils import timezone
 
-from arena import formats, tokens
+from arena import tokens
+from arena.domain import formats
+from arena.domain.rows import NamedBot, Ranking, Standing
+from arena.domain.scheduling import SprtResult, head_to_head, standings_order
 from arena.models import (
     ApiToken,
     Bot,
@@ -46,7 +50,6 @@ from arena.models import (
     TournamentEntry,
     VersionRating,
 )
-from arena.scheduling import SprtResult, head_to_head, standings_order
 from arena.text import clean_text
 from bots_sdk.referee.stats import mean_ci, points_floor
 
@@ -64,7 +67,7 @@ PROVISIONAL_MATCHES = 10
 PROVISIONAL_WIDTH = 400.0
 
 
-def ladder_rankings(ladder: Ladder) -> list[dict[str, Any]]:
+def ladder_rankings(ladder: Ladder) -> list[Ranking]:
     """Every entry: those with a fitted rating first, best first (ties by live Elo, then
     name), ranked from 1; then those not rated yet (just entered: no refit since), with no
     rank, rating or interval. A bot's row is its active version's (``version``) at the rating
@@ -97,39 +100,37 @@ def ladder_rankings(ladder: Ladder) -> list[dict[str, Any]]:
         rating = getattr(entry, "rating", None)
         versions = getattr(entry.bot, "active_versions", []) if entry.bot else []
         active = versions[0].number if versions else None
-        row: dict[str, Any] = {
-            "bot": {"id": entry.bot_id, "name": entry.label},
-            "builtin": bool(entry.builtin),
-            "version": active,
-            # whose fit the rating is: the active version's, or (until that has been
-            # fitted) an earlier one's — then the row is provisional
-            "rated_version": active,
-            "rating": None,
-            "ci95": None,
-            "live_elo": round(entry.live_elo, 1),
-            "matches": 0,
-            "provisional": True,
-            "rank": None,
-        }
+        row = Ranking(
+            rank=None,
+            bot=NamedBot(entry.bot_id, entry.label),
+            builtin=bool(entry.builtin),
+            version=active,
+            rated_version=active,
+            rating=None,
+            ci95=None,
+            live_elo=round(entry.live_elo, 1),
+            matches=0,
+            provisional=True,
+        )
         if rating is None:
             unrated.append(row)
             continue
         rated_version = fitted.get(rating.version_id) if rating.version_id else None
-        row.update(
-            rating=round(rating.rating, 1),
-            ci95=[round(rating.low, 1), round(rating.high, 1)],
-            matches=rating.matches,
-            rated_version=rated_version,
-            provisional=rating.matches < PROVISIONAL_MATCHES
-            or rating.high - rating.low > PROVISIONAL_WIDTH
-            or rated_version != active,
+        rated.append(
+            replace(
+                row,
+                rating=round(rating.rating, 1),
+                ci95=(round(rating.low, 1), round(rating.high, 1)),
+                matches=rating.matches,
+                rated_version=rated_version,
+                provisional=rating.matches < PROVISIONAL_MATCHES
+                or rating.high - rating.low > PROVISIONAL_WIDTH
+                or rated_version != active,
+            )
         )
-        rated.append(row)
-    rated.sort(key=lambda r: (-r["rating"], -r["live_elo"], r["bot"]["name"]))
-    for rank, row in enumerate(rated, 1):
-        row["rank"] = rank
-    unrated.sort(key=lambda r: (-r["live_elo"], r["bot"]["name"]))
-    return rated + unrated
+    rated.sort(key=lambda r: (-(r.rating or 0.0), -r.live_elo, r.bot.name))
+    unrated.sort(key=lambda r: (-r.live_elo, r.bot.name))
+    return [replace(row, rank=rank) for rank, row in enumerate(rated, 1)] + unrated
 
 
 def matches(
@@ -550,7 +551,7 @@ def tournament_history(tournament: Tournament) -> list[list[str]]:
 
 
 def tournament_crosstable(tournament: Tournament) -> dict[tuple[int, int], tuple[int, int]]:
-    """:func:`arena.scheduling.head_to_head` over the tournament's finished matches, keyed by
+    """:func:`arena.domain.scheduling.head_to_head` over the tournament's finished matches, keyed by
     tournament entry id."""
     seats = MatchSeat.objects.filter(
         match__tournament=tournament, match__status=Match.Status.FINISHED
@@ -561,9 +562,10 @@ def tournament_crosstable(tournament: Tournament) -> dict[tuple[int, int], tuple
     return head_to_head(tables.values())
 
 
-def tournament_standings(tournament: Tournament) -> list[dict[str, Any]]:
+def tournament_standings(tournament: Tournament) -> list[Standing]:
     """Per entry: points, mean points per hand with a 95% interval (paired by deal in the
-    duplicate format), matches, wins, faults; ranked by :func:`arena.scheduling.standings_order`."""
+    duplicate format), matches, wins, faults; ranked by
+    :func:`arena.domain.scheduling.standings_order`, then by the format."""
     per_deal: dict[str, dict[tuple[int, int], list[int]]] = defaultdict(lambda: defaultdict(list))
     points: dict[str, float] = defaultdict(float)
     hands: dict[str, int] = defaultdict(int)
@@ -594,23 +596,22 @@ def tournament_standings(tournament: Tournament) -> list[dict[str, Any]]:
         mean, ci = mean_ci(values, floor=points_floor(values))
         entry, version = labels[key]
         rows.append(
-            {
-                "entry": entry.pk,
-                "bot": {"id": entry.bot_id, "name": entry.label},
-                "version": version.number if version else None,
-                "points": points[key],
-                "mean_points_per_hand": round(points[key] / max(hands[key], 1), 3),
-                "ci95": ci,
-                "hands": hands[key],
-                "matches": len(matches[key]),
-                "wins": wins[key],
-                "faults": faults[key],
-            }
+            Standing(
+                rank=0,
+                entry=entry.pk,
+                bot=NamedBot(entry.bot_id, entry.label),
+                version=version.number if version else None,
+                points=points[key],
+                mean_points_per_hand=round(points[key] / max(hands[key], 1), 3),
+                ci95=(ci[0], ci[1]),
+                hands=hands[key],
+                matches=len(matches[key]),
+                wins=wins[key],
+                faults=faults[key],
+            )
         )
     rows = formats.get(tournament.format).standings(tournament, rows)
-    for rank, row in enumerate(rows, 1):
-        row["rank"] = rank
-    return rows
+    return [replace(row, rank=rank) for rank, row in enumerate(rows, 1)]
 
 
 def matches_per_table(tournament: Tournament) -> int:
@@ -634,7 +635,8 @@ def tournament_progress(tournament: Tournament) -> dict[str, int]:
 
 
 def match_test_result(tournament: Tournament) -> SprtResult:
-    """A match test's SPRT over the deals played so far (:meth:`arena.formats.MatchTest.result`)."""
+    """A match test's SPRT over the deals played so far
+    (:meth:`arena.domain.formats.MatchTest.result`)."""
     return formats.MatchTest.result(
         tournament, list(tournament_field(tournament)), tournament_finished_seats(tournament)
     )

@@ -8,7 +8,7 @@ import json
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from django.conf import settings
 from django.contrib import messages
@@ -41,6 +41,7 @@ from arena.api.serializers import (
 )
 from arena.api.throttles import PasswordResetEmailThrottle, upload_throttle_check
 from arena.charts import Point, along, rating_history_svg
+from arena.domain.rows import Ranking, Standing
 from arena.errors import error_messages
 from arena.models import BotVersion, LadderEntry, Match, MatchSeat, Tournament
 from arena.services import people
@@ -53,19 +54,35 @@ from engine.rules import PRESETS, RuleSet
 HISTORY_POINTS = 200
 
 
-def _with_bars(rows: list[dict[str, Any]], value: str) -> list[dict[str, Any]]:
-    """Each row's 95% interval and value as percentages of the whole table's range (the
-    interval bars)."""
-    low = min((r["ci95"][0] for r in rows if r["ci95"]), default=0.0)
-    high = max((r["ci95"][1] for r in rows if r["ci95"]), default=1.0)
+@dataclass(frozen=True)
+class Bar:
+    """A row's 95% interval and value as percentages of the whole table's range."""
+
+    left: float
+    width: float
+    dot: float
+
+
+R = TypeVar("R", Ranking, Standing)
+
+
+def _with_bars(rows: list[R], value: Callable[[R], float | None]) -> list[tuple[R, Bar | None]]:
+    """Each row with its interval bar (None: not rated yet, no bar)."""
+    low = min((r.ci95[0] for r in rows if r.ci95), default=0.0)
+    high = max((r.ci95[1] for r in rows if r.ci95), default=1.0)
     span = max(high - low, 1e-9)
-    for row in rows:
-        if not row["ci95"]:  # not rated yet: no bar
-            continue
-        row["bar_left"] = round(100 * (row["ci95"][0] - low) / span, 2)
-        row["bar_width"] = round(100 * (row["ci95"][1] - row["ci95"][0]) / span, 2)
-        row["dot"] = round(100 * (row[value] - low) / span, 2)
-    return rows
+
+    def bar(row: R) -> Bar | None:
+        point = value(row)
+        if not row.ci95 or point is None:
+            return None
+        return Bar(
+            left=round(100 * (row.ci95[0] - low) / span, 2),
+            width=round(100 * (row.ci95[1] - row.ci95[0]) / span, 2),
+            dot=round(100 * (point - low) / span, 2),
+        )
+
+    return [(row, bar(row)) for row in rows]
 
 
 def _ratings(entries: list[LadderEntry]) -> list[dict[str, Any]]:
@@ -240,7 +257,7 @@ def builtin_page(request: HttpRequest, name: str) -> HttpResponse:
 
 def ladder_page(request: HttpRequest, ladder_id: int) -> HttpResponse:
     ladder = selectors.ladder_get(ladder_id)
-    rows = _with_bars(selectors.ladder_rankings(ladder), "rating")
+    rows = _with_bars(selectors.ladder_rankings(ladder), lambda row: row.rating)
     return render(request, "arena/ladder.html", {"ladder": ladder, "rows": rows})
 
 
@@ -339,14 +356,14 @@ def match_page(request: HttpRequest, match_id: int) -> HttpResponse:
 
 def tournament_page(request: HttpRequest, tournament_id: int) -> HttpResponse:
     tournament = selectors.tournament_get(tournament_id)
-    rows = _with_bars(selectors.tournament_standings(tournament), "mean_points_per_hand")
+    rows = _with_bars(selectors.tournament_standings(tournament), lambda r: r.mean_points_per_hand)
     pairs = selectors.tournament_crosstable(tournament)
-    order = [r["entry"] for r in rows]
+    order = [row.entry for row, _ in rows]
 
     def cell(row: int, column: int) -> str:
         return "—" if row == column else "{}/{}".format(*pairs.get((row, column), (0, 0)))
 
-    crosstable = [{"row": r, "cells": [cell(r["entry"], c) for c in order]} for r in rows]
+    crosstable = [{"row": r, "cells": [cell(r.entry, c) for c in order]} for r, _ in rows]
     context = {
         "tournament": tournament,
         "rows": rows,

@@ -10,7 +10,7 @@ from django import forms
 from django.core.validators import RegexValidator
 from django.db.models import QuerySet
 
-from arena import formats
+from arena.domain import formats
 from arena.models import Bot, Match, Tournament
 from bots_sdk.builtin import BUILTIN
 

@@ -12,7 +12,8 @@ from django.utils.translation import gettext
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from arena import formats, selectors
+from arena import selectors
+from arena.domain import formats
 from arena.models import (
     ApiToken,
     Bot,

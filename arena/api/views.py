@@ -491,7 +491,7 @@ class LadderViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.G
     @extend_schema(responses={200: s.RankingSerializer(many=True)})
     @action(detail=True, methods=["get"], pagination_class=None)  # one unpaginated list
     def rankings(self, request: Request, pk: str | None = None) -> Response:
-        return Response(selectors.ladder_rankings(self.get_object()))
+        return Response([row.to_dict() for row in selectors.ladder_rankings(self.get_object())])
 
 
 class MatchViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
@@ -587,4 +587,5 @@ class TournamentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewse
     @action(detail=True, methods=["get"], pagination_class=None)  # one unpaginated list
     def standings(self, request: Request, pk: str | None = None) -> Response:
 
-        return Response(selectors.tournament_standings(self.get_object()))
+        rows = selectors.tournament_standings(self.get_object())
+        return Response([row.to_dict() for row in rows])

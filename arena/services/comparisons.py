@@ -27,8 +27,8 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
 
+from arena.domain.scheduling import sprt
 from arena.models import BotVersion, Comparison, Match
-from arena.scheduling import sprt
 from arena.services.matches import SeatSpec, match_create, new_seed
 from bots_sdk.referee.stats import mean_ci
 

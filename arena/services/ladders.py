@@ -1,5 +1,5 @@
 """Ladders: entries, the built-ins as reference points, and the tables queued to keep a
-ladder playing (the pairing itself is :mod:`arena.pairing`: pure)."""
+ladder playing (the pairing itself is :mod:`arena.domain.pairing`: pure)."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from typing import Any
 from django.db import transaction
 from django.db.models import Count
 
+from arena.domain.pairing import Candidate, pair
 from arena.models import (
     Bot,
     BotVersion,
@@ -18,7 +19,6 @@ from arena.models import (
     Match,
     MatchSeat,
 )
-from arena.pairing import Candidate, pair
 from arena.services.matches import (
     SeatSpec,
     match_create,
@@ -52,7 +52,7 @@ def ladder_add_builtins(*, ladder: Ladder) -> int:
 
 
 def ladder_fill(*, ladder: Ladder, rng: random.Random | None = None) -> list[Match]:
-    """Queue tables up to the ladder's concurrency (:func:`arena.pairing.pair`: entries with
+    """Queue tables up to the ladder's concurrency (:func:`arena.domain.pairing.pair`: entries with
     few matches first, tables of close ratings). What sits for a bot is its active version; a
     retired bot, or one without an active version, sits out."""
     rng = rng or random.Random(secrets.randbits(64))

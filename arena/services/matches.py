@@ -17,15 +17,15 @@ from django.utils import timezone
 from django.utils.translation import gettext
 
 import engine
+from arena.domain.ratings import (
+    places_from_scores,
+)
 from arena.models import (
     BotVersion,
     Ladder,
     LadderEntry,
     Match,
     MatchSeat,
-)
-from arena.ratings import (
-    places_from_scores,
 )
 from arena.services.messages import enqueue
 from arena.services.ratings import (

@@ -1,5 +1,5 @@
 """Ratings: the live Elo after each ladder match, and the debounced refit of a ladder's
-whole history (the model itself is :mod:`arena.ratings`, pure)."""
+whole history (the model itself is :mod:`arena.domain.ratings`, pure)."""
 
 from __future__ import annotations
 
@@ -9,6 +9,13 @@ from typing import Any
 from django.core.cache import cache
 from django.db import transaction
 
+from arena.domain.ratings import (
+    Table,
+    fit_ratings,
+    live_elo,
+    rated_as,
+    shown_ratings,
+)
 from arena.models import (
     BotVersion,
     Ladder,
@@ -18,13 +25,6 @@ from arena.models import (
     Rating,
     RatingPoint,
     VersionRating,
-)
-from arena.ratings import (
-    Table,
-    fit_ratings,
-    live_elo,
-    rated_as,
-    shown_ratings,
 )
 from arena.services.messages import enqueue
 

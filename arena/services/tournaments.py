@@ -1,7 +1,7 @@
 """Tournaments: creating, starting, advancing round by round, cancelling, repeating. Workflows
 in the style of :mod:`arena.services` (atomic, guarded by status, harmless to run twice).
-What differs between formats lives in :mod:`arena.formats`, the reads (standings, progress)
-in :mod:`arena.selectors`, repeat schedules in :mod:`arena.cron`."""
+What differs between formats lives in :mod:`arena.domain.formats`, the reads (standings, progress)
+in :mod:`arena.selectors`, repeat schedules in :mod:`arena.domain.cron`."""
 
 from __future__ import annotations
 
@@ -14,8 +14,9 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
 
-from arena import formats, selectors
-from arena.cron import next_run, parse_cron
+from arena import selectors
+from arena.domain import formats
+from arena.domain.cron import next_run, parse_cron
 from arena.models import Bot, Ladder, LadderEntry, Match, Tournament, TournamentEntry
 from arena.selectors import active_version
 from arena.services.matches import (
@@ -51,7 +52,7 @@ def tournament_create(
     params: dict[str, Any] | None = None,
     created_by: Any = None,
 ) -> Tournament:
-    """A scheduled tournament of a registered format (:mod:`arena.formats`); ``bots`` are bot
+    """A scheduled tournament of a registered format (:mod:`arena.domain.formats`); ``bots`` are bot
     ids or built-in names."""
     kind = formats.get(format)
     ruleset = rules_within_bounds(rules, hands=hands_per_table, max_hands=TOURNAMENT_MAX_HANDS)
@@ -156,7 +157,7 @@ def tournament_start(*, tournament_id: int) -> Tournament | None:
 
 def _tables_for(tournament: Tournament, number: int) -> list[list[TournamentEntry]]:
     entries = {str(e.pk): e for e in list(selectors.tournament_field(tournament))}
-    standing = [str(row["entry"]) for row in selectors.tournament_standings(tournament)]
+    standing = [str(row.entry) for row in selectors.tournament_standings(tournament)]
     plan = formats.Round(
         tournament=tournament,
         number=number,

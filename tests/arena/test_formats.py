@@ -11,7 +11,8 @@ import pytest
 from django.contrib.auth import get_user_model
 from rest_framework.test import APIClient
 
-from arena import formats, selectors
+from arena import selectors
+from arena.domain import formats
 from arena.models import Match, MatchSeat, Tournament, TournamentEntry
 from arena.services import tournaments
 from tests.arena.test_tournaments import _play_out  # (being the worker, in-process)

@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from arena.ratings import (
+from arena.domain.ratings import (
     ELO_PER_THETA,
     Table,
     fit_ratings,

@@ -8,7 +8,7 @@ from datetime import UTC
 
 import pytest
 
-from arena.scheduling import (
+from arena.domain.scheduling import (
     default_swiss_rounds,
     elo_to_score,
     pair_counts,
@@ -99,7 +99,7 @@ def test_repeat_is_standard_cron_with_leap_days_right() -> None:
 
     from django.core.exceptions import ValidationError
 
-    from arena.cron import next_run
+    from arena.domain.cron import next_run
 
     start = datetime(2030, 1, 1, tzinfo=UTC)
     assert next_run("0 0 29 2 *", start) == datetime(2032, 2, 29, tzinfo=UTC)

@@ -406,12 +406,12 @@ class Command(BaseCommand):
             f"{'rank':>4}  {'bot':12} {'rating':>7}  {'95% interval':>15}  {'live Elo':>8}  matches"
         )
         for row in ladder_rankings(ladder):
-            if row["rating"] is None:
+            if row.rating is None or row.ci95 is None:
                 continue  # not rated yet
-            low, high = row["ci95"]
+            low, high = row.ci95
             self.stdout.write(
-                f"{row['rank']:>4}  {row['bot']['name']:12} {row['rating']:>7.0f}  "
-                f"{f'[{low:.0f}, {high:.0f}]':>15}  {row['live_elo']:>8.0f}  {row['matches']}"
+                f"{row.rank:>4}  {row.bot.name:12} {row.rating:>7.0f}  "
+                f"{f'[{low:.0f}, {high:.0f}]':>15}  {row.live_elo:>8.0f}  {row.matches}"
             )
 
     def _wait(self, supervisor: Supervisor, condition: Any, timeout: float) -> None:
