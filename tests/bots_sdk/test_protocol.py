@@ -31,6 +31,7 @@ from bots_sdk.protocol import (
 from bots_sdk.view import View
 from engine.rules import RuleSet
 from engine.state import GameState, Phase
+from tests.engine.helpers import EVERY_FIELD_PRESETS, observations
 from tests.hostile.lines import hostile_lines, json_values
 
 SETTINGS = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -223,22 +224,14 @@ def test_a_view_is_the_observation_with_its_decision_and_clock() -> None:
 
     shared = [f.name for f in dataclasses.fields(Observation)]
     assert [f.name for f in dataclasses.fields(View)] == [*shared, "decision", "time_left"]
-    for preset in ("standard", "hokm_40", "kitty", "cancellation"):
-        rules = RuleSet.from_preset(preset)
-        state = GameState(rules, seed=5)
-        rng = random.Random(5)
-        while True:
-            for seat in range(rules.players):
-                seen = state.observation(seat)
-                view = View.from_observation(seen, 1.5)
-                assert isinstance(view, Observation)
-                assert all(getattr(view, name) == getattr(seen, name) for name in shared)
-                assert (view.decision, view.time_left) == (PHASE_DECISIONS[seen.phase], 1.5)
-                assert View.from_dict(json.loads(json.dumps(view.to_dict()))) == view
-                assert pickle.loads(pickle.dumps(view)) == view
-            if state.phase in (Phase.HAND_OVER, Phase.GAME_OVER):
-                break
-            state.apply(rng.choice(state.legal_actions()))
+    for preset in EVERY_FIELD_PRESETS:
+        for seen in observations(preset, seed=5):
+            view = View.from_observation(seen, 1.5)
+            assert isinstance(view, Observation)
+            assert all(getattr(view, name) == getattr(seen, name) for name in shared)
+            assert (view.decision, view.time_left) == (PHASE_DECISIONS[seen.phase], 1.5)
+            assert View.from_dict(json.loads(json.dumps(view.to_dict()))) == view
+            assert pickle.loads(pickle.dumps(view)) == view
 
 
 @pytest.mark.parametrize(

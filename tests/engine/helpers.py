@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import random
 from collections import Counter
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 
 from engine.cards import CARD_TEXTS
 from engine.rules import RuleSet
-from engine.state import GameState, Phase
+from engine.state import GameState, Observation, Phase
 
 
 def deal_with(
@@ -58,3 +59,21 @@ def play(
         if stop is not None and stop(state):
             return
         state.apply(policy(state))
+
+
+#: Rules that between them use every field of an observation (trumps, a kitty, cancellation).
+EVERY_FIELD_PRESETS = ("standard", "hokm_40", "kitty", "cancellation")
+
+
+def observations(preset: str, seed: int) -> Iterator[Observation]:
+    """Every seat's observation at every step of a hand of ``preset`` played at random
+    (``seed`` deals it and draws the moves), to its end."""
+    rules = RuleSet.from_preset(preset)
+    state = GameState(rules, seed=seed)
+    rng = random.Random(seed)
+    while True:
+        for seat in range(rules.players):
+            yield state.observation(seat)
+        if state.phase in (Phase.HAND_OVER, Phase.GAME_OVER):
+            return
+        state.apply(rng.choice(state.legal_actions()))

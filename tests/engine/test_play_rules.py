@@ -11,7 +11,7 @@ import pytest
 from engine.record import verify
 from engine.rules import RuleSet
 from engine.state import GameState, IllegalMoveError, Phase
-from tests.engine.helpers import deal_with, lowest, play
+from tests.engine.helpers import EVERY_FIELD_PRESETS, deal_with, lowest, observations, play
 
 HOLD = {"pass_cycle": ["hold"]}
 HEARTS_2_TO_K = ["2H", "3H", "4H", "5H", "6H", "7H", "8H", "9H", "TH", "JH", "QH", "KH"]
@@ -149,25 +149,17 @@ def test_observation_shows_only_the_seats_own_cards() -> None:
 
 def test_observation_to_dict_lists_every_field_in_order() -> None:
     """``to_dict`` spells its fields out for speed: the same as the generic conversion."""
-    for preset in ("standard", "hokm_40", "kitty", "cancellation"):
-        rules = RuleSet.from_preset(preset)
-        state = GameState(rules, seed=3)
-        rng = random.Random(3)
-        while True:
-            for seat in range(rules.players):
-                view = state.observation(seat)
-                expected = {f.name: getattr(view, f.name) for f in dataclasses.fields(view)}
-                expected["rules"] = rules.to_spec()
-                expected["trick"] = [list(p) for p in view.trick]
-                expected["tricks"] = [
-                    {"leader": t.leader, "plays": [list(p) for p in t.plays], "winner": t.winner}
-                    for t in view.tricks
-                ]
-                data = view.to_dict()
-                assert list(data) == list(expected) and data == expected
-            if state.phase in (Phase.HAND_OVER, Phase.GAME_OVER):
-                break
-            state.apply(rng.choice(state.legal_actions()))
+    for preset in EVERY_FIELD_PRESETS:
+        for view in observations(preset, seed=3):
+            expected = {f.name: getattr(view, f.name) for f in dataclasses.fields(view)}
+            expected["rules"] = view.rules.to_spec()
+            expected["trick"] = [list(p) for p in view.trick]
+            expected["tricks"] = [
+                {"leader": t.leader, "plays": [list(p) for p in t.plays], "winner": t.winner}
+                for t in view.tricks
+            ]
+            data = view.to_dict()
+            assert list(data) == list(expected) and data == expected
 
 
 def test_the_rules_spec_is_a_fresh_copy_each_time() -> None:
@@ -237,7 +229,6 @@ def test_clone_is_independent() -> None:
     copy.apply(copy.legal_actions()[0])
     assert state.current_seat == 0 and state.pass_lists[0] == []
     assert copy.to_record() != state.to_record()
-    import random
 
     copy.play_random(random.Random(1))
     assert state.phase is Phase.PASS and copy.phase in (Phase.HAND_OVER, Phase.GAME_OVER)
