@@ -27,6 +27,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
+from scipy import linalg
 
 ELO_PER_THETA = 400 / math.log(10)
 PRIOR_VARIANCE = 100.0  # θ ~ N(0, 10²): only keeps undefeated entries finite
@@ -62,37 +63,219 @@ def places_from_scores(scores: Sequence[int]) -> tuple[int, ...]:
     return tuple(ordered.index(s) for s in scores)
 
 
-def _groups(table: Table, index: Mapping[str, int]) -> list[list[int]]:
-    by_place: dict[int, list[int]] = {}
-    for player, place in zip(table.players, table.places, strict=True):
-        by_place.setdefault(place, []).append(index[player])
-    return [by_place[p] for p in sorted(by_place)]
+#: A step this small in θ (1e-10: under a millionth of an Elo point) ends the fit.
+TOLERANCE = 1e-10
 
 
-def _events(
-    structure: list[list[list[int]]],
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Every "choice" of the model as padded arrays: the field still in the running
-    (members, mask), how many of them were chosen together (a tied group), and who."""
-    fields: list[list[int]] = []
-    sizes: list[int] = []
-    chosen: list[int] = []
-    for groups in structure:
-        remaining = [i for g in groups for i in g]
-        for group in groups:
-            if len(remaining) == len(group):
-                break  # all that is left ties for last: contributes nothing
-            fields.append(remaining)
-            sizes.append(len(group))
-            chosen.extend(group)
-            remaining = [i for i in remaining if i not in group]
-    width = max((len(f) for f in fields), default=1)
-    members = np.zeros((len(fields), width), dtype=np.int64)
-    mask = np.zeros((len(fields), width), dtype=bool)
-    for row, field in enumerate(fields):
-        members[row, : len(field)] = field
-        mask[row, : len(field)] = True
-    return members, mask, np.array(sizes, dtype=float), np.array(chosen, dtype=np.int64)
+@dataclass(frozen=True)
+class History:
+    """A rated history as arrays, one row per table: ``players`` indexes ``names`` (-1 where a
+    smaller table leaves a seat empty), ``places`` the finishing places (0 = first; equal
+    places tie). Built once from the tables, or straight from the database's rows.
+
+    >>> history = History.of([Table(("a", "b"), (0, 1)), Table(("b", "c", "a"), (1, 0, 1))])
+    >>> history.names, history.players.tolist(), history.places.tolist()
+    (('a', 'b', 'c'), [[0, 1, -1], [1, 2, 0]], [[0, 1, 0], [1, 0, 1]])
+    """
+
+    names: tuple[str, ...]
+    players: np.ndarray
+    places: np.ndarray
+
+    @classmethod
+    def of(cls, tables: Iterable[Table], names: Iterable[str] = ()) -> History:
+        tables = list(tables)
+        known = sorted({p for t in tables for p in t.players} | set(names))
+        index = {name: i for i, name in enumerate(known)}
+        width = max((len(t.players) for t in tables), default=1)
+        players = np.full((len(tables), width), -1, dtype=np.int64)
+        places = np.zeros((len(tables), width), dtype=np.int64)
+        for row, table in enumerate(tables):
+            players[row, : len(table.players)] = [index[p] for p in table.players]
+            places[row, : len(table.places)] = table.places
+        return cls(tuple(known), players, places)
+
+    def counts(self) -> np.ndarray:
+        """Rated matches per name (a seat each)."""
+        seated = self.players[self.players >= 0]
+        return np.bincount(seated, minlength=len(self.names))
+
+
+@dataclass(frozen=True)
+class _Events:
+    """Every choice of the model (Breslow's form of ties: each tied group chosen together
+    from all who finished no higher), as padded rows: the field still in the running
+    (``members`` where ``field``: 1.0, else 0.0), and how many of it were chosen together
+    (``sizes``)."""
+
+    members: np.ndarray
+    field: np.ndarray
+    sizes: np.ndarray
+    wins: np.ndarray  # per name: the choices it was among the chosen of
+
+
+def _events(history: History) -> _Events:
+    players, places = history.players, history.places
+    seated = players >= 0
+    width = players.shape[1]
+    # A choice per distinct place of a table but its last (all that is left of the field
+    # then is chosen: it tells nothing): at the first seat holding that place.
+    first = seated.copy()
+    for j in range(width):
+        for i in range(j):
+            first[:, j] &= ~(seated[:, i] & (places[:, i] == places[:, j]))
+    worst = np.where(seated, places, -1).max(axis=1)
+    table, seat = np.nonzero(first & (places < worst[:, None]))
+    place = places[table, seat][:, None]
+    field = seated[table] & (places[table] >= place)
+    chosen = seated[table] & (places[table] == place)
+    members = np.where(field, players[table], 0)
+    wins = np.bincount(members[chosen], minlength=len(history.names)).astype(float)
+    return _Events(members, field.astype(float), chosen.sum(axis=1).astype(float), wins)
+
+
+def _gradient(theta: np.ndarray, events: _Events) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The log posterior's gradient at ``theta``, and each choice's probabilities ``p``
+    (zero off the field) with ``sizes · p``."""
+    strength = np.exp(theta - theta.max())  # (a common factor: the probabilities keep)
+    weights = strength[events.members] * events.field
+    p = weights / weights.sum(axis=1, keepdims=True)
+    weighted = events.sizes[:, None] * p
+    taken = np.bincount(events.members.ravel(), weighted.ravel(), minlength=len(theta))
+    return events.wins - taken - theta / PRIOR_VARIANCE, p, weighted
+
+
+def _hessian(
+    p: np.ndarray, weighted: np.ndarray, events: _Events, prior: np.ndarray | None
+) -> np.ndarray:
+    """The negative log posterior's Hessian where the choices' probabilities are ``p``:
+    m (diag(p) − p pᵀ) per choice, plus ``prior`` (the prior's, 1/σ² on the diagonal, where
+    None). Dense: n × n for n names; summed seat pair by seat pair (a pair's products are
+    zero off the field)."""
+    n = len(events.wins)
+    width = events.members.shape[1]
+    pairs = [(a, b) for a in range(width) for b in range(width)]
+    if n * n > len(p):  # many names, few choices: one count over every pair at once
+        index = np.concatenate([events.members[:, a] * n + events.members[:, b] for a, b in pairs])
+        products = np.concatenate([weighted[:, a] * p[:, b] for a, b in pairs])
+        flat = -np.bincount(index, products, minlength=n * n).astype(float)
+    else:
+        flat = np.zeros(n * n)
+        for a, b in pairs:
+            index = events.members[:, a] * n + events.members[:, b]
+            flat -= np.bincount(index, weighted[:, a] * p[:, b], minlength=n * n)
+    hessian = flat.reshape(n, n)
+    hessian[np.diag_indices(n)] += np.bincount(
+        events.members.ravel(), weighted.ravel(), minlength=n
+    )
+    if prior is None:
+        hessian[np.diag_indices(n)] += 1.0 / PRIOR_VARIANCE
+    else:
+        hessian += prior
+    return hessian
+
+
+@dataclass(frozen=True)
+class Fit:
+    """The fitted model: each name's strength ``theta`` and the negative log posterior's
+    Hessian there (its inverse is the strengths' covariance), with each name's rated
+    matches. Kept, it folds new results in without the history (:meth:`fold`)."""
+
+    names: tuple[str, ...]
+    theta: np.ndarray
+    hessian: np.ndarray
+    counts: np.ndarray
+
+    def ratings(self, anchors: Iterable[str], *, anchor: float = 1500.0) -> dict[str, Rating]:
+        """On the Elo scale: the mean of the ``anchors`` (every name where none is fitted)
+        at ``anchor``, each with its 95% interval."""
+        n = len(self.names)
+        if n == 0:
+            return {}
+        index = {name: i for i, name in enumerate(self.names)}
+        ids = [index[a] for a in anchors if a in index]
+        w = np.zeros(n)
+        w[ids if ids else slice(None)] = 1.0 / (len(ids) if ids else n)
+        factor = linalg.cho_factor(self.hessian, lower=True)
+        inverse, info = linalg.lapack.dpotri(factor[0], lower=1)
+        if info != 0:
+            raise np.linalg.LinAlgError(f"the Hessian's inverse failed (LAPACK info {info})")
+        covariance_w = linalg.cho_solve(factor, w)
+        # Var(θ_i − wᵀθ) = (H⁻¹)_ii − 2 (H⁻¹ w)_i + wᵀ H⁻¹ w
+        variances = np.diag(inverse) - 2 * covariance_w + float(w @ covariance_w)
+        variances[variances < 1e-12] = 0.0  # (a lone anchor's own: zero, less rounding)
+        centre = float(w @ self.theta)
+        result = {}
+        for name, i in index.items():
+            rating = anchor + ELO_PER_THETA * (float(self.theta[i]) - centre)
+            half = Z95 * ELO_PER_THETA * math.sqrt(max(float(variances[i]), 0.0))
+            result[name] = Rating(
+                rating=round(rating, 6),
+                low=round(rating - half, 6),
+                high=round(rating + half, 6),
+                matches=int(self.counts[i]),
+            )
+        return result
+
+    def fold(self, tables: Iterable[Table], *, iterations: int = 50) -> Fit:
+        """The fit with ``tables`` added, from this fit and them alone: the history so far
+        stands in by the Gaussian it leaves on the strengths (mean ``theta``, precision
+        ``hessian``: Laplace's approximation), which a full fit of the whole history matches
+        to far under the printed precision while the new results are few beside the old (the
+        audit, a full refit, says by how much)."""
+        history = History.of(tables, self.names)
+        n = len(history.names)
+        place = np.array([history.names.index(name) for name in self.names], dtype=np.int64)
+        mean = np.zeros(n)
+        mean[place] = self.theta
+        before = np.zeros((n, n))
+        before[np.ix_(place, place)] = self.hessian
+        new = np.setdiff1d(np.arange(n), place)
+        before[new, new] = 1.0 / PRIOR_VARIANCE  # (a newcomer: the prior alone so far)
+        events = _events(history)
+        theta = mean.copy()
+        for _ in range(iterations):
+            gradient, p, weighted = _gradient(theta, events)
+            gradient += theta / PRIOR_VARIANCE  # (the prior is in ``before`` already)
+            gradient -= before @ (theta - mean)
+            hessian = _hessian(p, weighted, events, before)
+            step = linalg.cho_solve(linalg.cho_factor(hessian, lower=True), gradient)
+            theta += step
+            if float(np.max(np.abs(step), initial=0.0)) < TOLERANCE:
+                break
+        _, p, weighted = _gradient(theta, events)
+        counts = history.counts()
+        counts[place] += self.counts
+        return Fit(history.names, theta, _hessian(p, weighted, events, before), counts)
+
+
+def fit(history: History, *, start: Mapping[str, float] | None = None, iterations: int = 50) -> Fit:
+    """The maximum a posteriori strengths of ``history`` (see the module's docstring), from
+    ``start`` (θ by name: the last fit's, so a refit after a few new results takes a step or
+    two; zero where not given)."""
+    n = len(history.names)
+    theta = np.zeros(n)
+    if start:
+        theta[:] = [start.get(name, 0.0) for name in history.names]
+    if n == 0:
+        return Fit((), theta, np.zeros((0, 0)), np.zeros(0, dtype=np.int64))
+    events = _events(history)
+    factor, keep, previous = None, False, math.inf
+    for _ in range(iterations):
+        gradient, p, weighted = _gradient(theta, events)
+        if factor is None or not keep:
+            factor = linalg.cho_factor(_hessian(p, weighted, events, None), lower=True)
+        step = linalg.cho_solve(factor, gradient)
+        theta += step
+        size = float(np.max(np.abs(step)))
+        if size < TOLERANCE:
+            break
+        # Keep the factor while the steps it gives shrink fast (a chord step: a pass over
+        # the history costs a fraction of building the Hessian, and the factor is cubic).
+        keep = size < previous / 8
+        previous = size
+    _, p, weighted = _gradient(theta, events)
+    return Fit(history.names, theta, _hessian(p, weighted, events, None), history.counts())
 
 
 def fit_ratings(
@@ -103,62 +286,9 @@ def fit_ratings(
     iterations: int = 50,
 ) -> dict[str, Rating]:
     """Elo-scale Plackett–Luce ratings of every entry in ``tables`` (see the module doc)."""
-    tables = list(tables)
     anchors = list(anchors)
-    names = sorted({p for t in tables for p in t.players} | set(anchors))
-    index = {name: i for i, name in enumerate(names)}
-    n = len(names)
-    if n == 0:
-        return {}
-    counts = np.zeros(n, dtype=int)
-    for table in tables:
-        for player in table.players:
-            counts[index[player]] += 1
-    members, mask, sizes, chosen = _events([_groups(t, index) for t in tables])
-    wins = np.bincount(chosen, minlength=n).astype(float)
-    width = members.shape[1]
-    rows = np.repeat(members[:, :, None], width, axis=2)[mask[:, :, None] & mask[:, None, :]]
-    cols = np.repeat(members[:, None, :], width, axis=1)[mask[:, :, None] & mask[:, None, :]]
-    theta = np.zeros(n)
-    hessian = np.eye(n) / PRIOR_VARIANCE
-    for _ in range(iterations):
-        scores = np.where(mask, theta[members], -np.inf)
-        weights = np.exp(scores - scores.max(axis=1, keepdims=True))
-        p = weights / weights.sum(axis=1, keepdims=True)  # zero off the mask
-        weighted = sizes[:, None] * p
-        gradient = wins - theta / PRIOR_VARIANCE
-        np.subtract.at(gradient, members[mask], weighted[mask])
-        # Negative log posterior's Hessian: m (diag(p) - p p^T) per choice, plus the prior.
-        hessian = np.eye(n) / PRIOR_VARIANCE
-        np.add.at(hessian, (members[mask], members[mask]), weighted[mask])
-        outer = (weighted[:, :, None] * p[:, None, :])[mask[:, :, None] & mask[:, None, :]]
-        np.subtract.at(hessian, (rows, cols), outer)
-        step = np.linalg.solve(hessian, gradient)
-        theta += step
-        if float(np.max(np.abs(step))) < 1e-10:
-            break
-    covariance = np.linalg.inv(hessian)
-    anchor_ids = [index[a] for a in anchors if a in index]
-    weights_of_anchors = np.zeros(n)
-    if anchor_ids:
-        weights_of_anchors[anchor_ids] = 1.0 / len(anchor_ids)
-    else:
-        weights_of_anchors[:] = 1.0 / n
-    centre = float(weights_of_anchors @ theta)
-    result = {}
-    for name, i in index.items():
-        contrast = -weights_of_anchors.copy()
-        contrast[i] += 1.0
-        variance = float(contrast @ covariance @ contrast)
-        rating = anchor + ELO_PER_THETA * (theta[i] - centre)
-        half = Z95 * ELO_PER_THETA * math.sqrt(max(variance, 0.0))
-        result[name] = Rating(
-            rating=round(rating, 6),
-            low=round(rating - half, 6),
-            high=round(rating + half, 6),
-            matches=int(counts[i]),
-        )
-    return result
+    fitted = fit(History.of(tables, anchors), iterations=iterations)
+    return fitted.ratings(anchors, anchor=anchor)
 
 
 def win_probability(rating_a: float, rating_b: float) -> float:
