@@ -329,6 +329,9 @@ class Match(models.Model):
     error = models.TextField(blank=True, default="")
     #: Whether its result has been applied to ``live_elo`` (exactly once).
     live_elo_applied = models.BooleanField(default=False)
+    #: Whether its result is in its ladder's fitted ratings (:class:`RatingFit`): set by the
+    #: refit that takes it in, so the next one folds in only those still unset.
+    rated = models.BooleanField(default=False)
     created_at = models.DateTimeField(auto_now_add=True)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
@@ -338,6 +341,13 @@ class Match(models.Model):
         indexes = [
             models.Index(fields=["status", "lease_until"]),
             models.Index(fields=["ladder", "status"]),
+            # The finished results a ladder's refit has yet to take in: a few, however many
+            # are stored.
+            models.Index(
+                fields=["ladder"],
+                condition=models.Q(status="finished", rated=False),
+                name="match_ladder_unrated",
+            ),
         ]
 
     def __str__(self) -> str:
@@ -510,6 +520,30 @@ class VersionRating(models.Model):
 
     def __str__(self) -> str:
         return f"v{self.version_id}: {self.rating:.0f} [{self.low:.0f}, {self.high:.0f}]"
+
+
+class RatingFit(models.Model):
+    """A ladder's fitted model as its last refit left it (:class:`arena.domain.ratings.Fit`),
+    kept so that the next refit folds in the new results alone, or starts from it: every
+    participant's strength, the Hessian there (dense, float64: kept only for ladders of up to
+    :data:`arena.services.ratings.FOLD_MOST_ENTRIES` participants), their rated matches."""
+
+    ladder = models.OneToOneField(Ladder, on_delete=models.CASCADE, related_name="fit")
+    #: The participants in the arrays' order, each [name, entry id, version id or null] (its
+    #: name as :func:`arena.domain.ratings.rated_as` gives it).
+    names = models.JSONField(default=list)
+    #: Strengths, little-endian float64; the Hessian, n × n of them (empty: not kept).
+    theta = models.BinaryField(default=b"")
+    hessian = models.BinaryField(default=b"")
+    #: Rated matches per participant, little-endian int64.
+    counts = models.BinaryField(default=b"")
+    #: The rated matches in it, and the folds since it was last fitted from the whole history.
+    tables = models.PositiveIntegerField(default=0)
+    folds = models.PositiveIntegerField(default=0)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    def __str__(self) -> str:
+        return f"fit of {self.ladder_id}: {len(self.names)} rated on {self.tables} matches"
 
 
 class RatingPoint(models.Model):

@@ -23,7 +23,7 @@ applied once per match in match order.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -95,6 +95,62 @@ class History:
             places[row, : len(table.places)] = table.places
         return cls(tuple(known), players, places)
 
+    @classmethod
+    def from_seats(cls, seats: np.ndarray) -> tuple[History, dict[str, tuple[int, int | None]]]:
+        """The history of seats as the database holds them, one row per seat ordered by
+        match then seat: (match id, entry id, version id or 0, place). Each seat is named by
+        :func:`rated_as`; also returned, each name's (entry id, version id).
+
+        >>> seats = np.array([[7, 1, 30, 1], [7, 2, 0, 0], [9, 2, 0, 0], [9, 1, 31, 1]])
+        >>> history, owners = History.from_seats(seats)
+        >>> history.names, history.players.tolist(), owners["v31"]
+        (('e2', 'v30', 'v31'), [[1, 0], [0, 2]], (1, 31))
+        """
+        seats = np.asarray(seats, dtype=np.int64).reshape(-1, 4)
+        if len(seats) == 0:
+            return cls((), np.zeros((0, 1), dtype=np.int64), np.zeros((0, 1), dtype=np.int64)), {}
+        match, entry, version, place = seats.T
+        # Who sat: a version by its id, a built-in's entry by its id's negative.
+        key = np.where(version > 0, version, -entry)
+        _, first, which = np.unique(key, return_index=True, return_inverse=True)
+        owned = [(int(entry[i]), int(version[i]) if version[i] > 0 else None) for i in first]
+        labels = [rated_as(e, v) for e, v in owned]
+        order = sorted(range(len(labels)), key=labels.__getitem__)  # (as History.of names them)
+        position = np.empty(len(labels), dtype=np.int64)
+        position[order] = np.arange(len(labels))
+        starts = np.flatnonzero(np.r_[True, match[1:] != match[:-1]])
+        sizes = np.diff(np.r_[starts, len(match)])
+        row = np.repeat(np.arange(len(starts)), sizes)
+        column = np.arange(len(match)) - np.repeat(starts, sizes)
+        players = np.full((len(starts), int(sizes.max())), -1, dtype=np.int64)
+        places = np.zeros_like(players)
+        players[row, column] = position[which]
+        places[row, column] = place
+        names = tuple(labels[k] for k in order)
+        return cls(names, players, places), dict(zip(labels, owned, strict=True))
+
+    def including(self, names: Iterable[str]) -> History:
+        """The same history, rating ``names`` too (those yet to play).
+
+        >>> History.of([Table(("b", "c"), (0, 1))]).including(["a"]).players.tolist()
+        [[1, 2]]
+        """
+        known = tuple(sorted({*self.names, *names}))
+        if known == self.names:
+            return self
+        moved = np.array([known.index(name) for name in self.names] + [-1], dtype=np.int64)
+        return History(known, moved[self.players], self.places)
+
+    def tables(self) -> list[Table]:
+        """The history as tables again."""
+        return [
+            Table(
+                tuple(self.names[i] for i in row if i >= 0),
+                tuple(place for i, place in zip(row, places, strict=True) if i >= 0),
+            )
+            for row, places in zip(self.players.tolist(), self.places.tolist(), strict=True)
+        ]
+
     def counts(self) -> np.ndarray:
         """Rated matches per name (a seat each)."""
         seated = self.players[self.players >= 0]
@@ -134,15 +190,62 @@ def _events(history: History) -> _Events:
     return _Events(members, field.astype(float), chosen.sum(axis=1).astype(float), wins)
 
 
-def _gradient(theta: np.ndarray, events: _Events) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The log posterior's gradient at ``theta``, and each choice's probabilities ``p``
-    (zero off the field) with ``sizes · p``."""
-    strength = np.exp(theta - theta.max())  # (a common factor: the probabilities keep)
+@dataclass
+class _Point:
+    """The objective at one ``theta``: its value and gradient, and each choice's
+    probabilities ``p`` (zero off the field) with ``sizes · p`` (what the Hessian needs)."""
+
+    theta: np.ndarray
+    value: float
+    gradient: np.ndarray
+    p: np.ndarray
+    weighted: np.ndarray
+
+
+def _likelihood(theta: np.ndarray, events: _Events) -> _Point:
+    """The log likelihood of the choices at ``theta`` (no prior)."""
+    top = float(theta.max())
+    strength = np.exp(theta - top)  # (a common factor: the probabilities keep)
     weights = strength[events.members] * events.field
-    p = weights / weights.sum(axis=1, keepdims=True)
+    total = weights.sum(axis=1, keepdims=True)
+    p = weights / total
     weighted = events.sizes[:, None] * p
     taken = np.bincount(events.members.ravel(), weighted.ravel(), minlength=len(theta))
-    return events.wins - taken - theta / PRIOR_VARIANCE, p, weighted
+    # Σ over choices of (the chosen's strengths − m · log Σ_field e^θ)
+    value = float(events.wins @ theta) - float(events.sizes @ (np.log(total[:, 0]) + top))
+    return _Point(theta, value, events.wins - taken, p, weighted)
+
+
+def _maximise(
+    theta: np.ndarray,
+    evaluate: Callable[[np.ndarray], _Point],
+    hessian: Callable[[_Point], np.ndarray],
+    iterations: int,
+) -> _Point:
+    """Newton's method on a concave objective, safeguarded: a step that lowers it is halved
+    until it does not (far from the top, as from a warm start on changed results, a full step
+    can overshoot and diverge). The Cholesky factor of the negative Hessian is kept while the
+    steps it gives shrink fast (a chord step: a pass over the history costs a fraction of
+    building the Hessian, and the factor is cubic in the entries)."""
+    point = evaluate(theta)
+    factor, keep, previous = None, False, math.inf
+    for _ in range(iterations):
+        if factor is None or not keep:
+            factor = linalg.cho_factor(hessian(point), lower=True)
+        step = linalg.cho_solve(factor, point.gradient)
+        scale = 1.0
+        while True:
+            candidate = evaluate(point.theta + scale * step)
+            if candidate.value >= point.value - 1e-12 * abs(point.value) or scale < 1e-8:
+                break
+            scale /= 2
+        size = scale * float(np.max(np.abs(step), initial=0.0))
+        point = candidate
+        if size < TOLERANCE:
+            break
+        keep = scale == 1.0 and size < previous / 8
+        previous = size
+    return point
 
 
 def _hessian(
@@ -217,13 +320,17 @@ class Fit:
             )
         return result
 
-    def fold(self, tables: Iterable[Table], *, iterations: int = 50) -> Fit:
+    def fold(
+        self, tables: Iterable[Table] | History, *, names: Iterable[str] = (), iterations: int = 50
+    ) -> Fit:
         """The fit with ``tables`` added, from this fit and them alone: the history so far
         stands in by the Gaussian it leaves on the strengths (mean ``theta``, precision
         ``hessian``: Laplace's approximation), which a full fit of the whole history matches
         to far under the printed precision while the new results are few beside the old (the
-        audit, a full refit, says by how much)."""
-        history = History.of(tables, self.names)
+        audit, a full refit, says by how much). ``names``: more to rate (yet to play)."""
+        if isinstance(tables, History):
+            tables = tables.tables()
+        history = History.of(tables, (*self.names, *names))
         n = len(history.names)
         place = np.array([history.names.index(name) for name in self.names], dtype=np.int64)
         mean = np.zeros(n)
@@ -233,20 +340,21 @@ class Fit:
         new = np.setdiff1d(np.arange(n), place)
         before[new, new] = 1.0 / PRIOR_VARIANCE  # (a newcomer: the prior alone so far)
         events = _events(history)
-        theta = mean.copy()
-        for _ in range(iterations):
-            gradient, p, weighted = _gradient(theta, events)
-            gradient += theta / PRIOR_VARIANCE  # (the prior is in ``before`` already)
-            gradient -= before @ (theta - mean)
-            hessian = _hessian(p, weighted, events, before)
-            step = linalg.cho_solve(linalg.cho_factor(hessian, lower=True), gradient)
-            theta += step
-            if float(np.max(np.abs(step), initial=0.0)) < TOLERANCE:
-                break
-        _, p, weighted = _gradient(theta, events)
+
+        def evaluate(theta: np.ndarray) -> _Point:
+            point = _likelihood(theta, events)
+            moved = theta - mean
+            point.value -= 0.5 * float(moved @ before @ moved)
+            point.gradient -= before @ moved
+            return point
+
+        def curvature(point: _Point) -> np.ndarray:
+            return _hessian(point.p, point.weighted, events, before)
+
+        top = _maximise(mean.copy(), evaluate, curvature, iterations)
         counts = history.counts()
         counts[place] += self.counts
-        return Fit(history.names, theta, _hessian(p, weighted, events, before), counts)
+        return Fit(history.names, top.theta, curvature(top), counts)
 
 
 def fit(history: History, *, start: Mapping[str, float] | None = None, iterations: int = 50) -> Fit:
@@ -260,22 +368,18 @@ def fit(history: History, *, start: Mapping[str, float] | None = None, iteration
     if n == 0:
         return Fit((), theta, np.zeros((0, 0)), np.zeros(0, dtype=np.int64))
     events = _events(history)
-    factor, keep, previous = None, False, math.inf
-    for _ in range(iterations):
-        gradient, p, weighted = _gradient(theta, events)
-        if factor is None or not keep:
-            factor = linalg.cho_factor(_hessian(p, weighted, events, None), lower=True)
-        step = linalg.cho_solve(factor, gradient)
-        theta += step
-        size = float(np.max(np.abs(step)))
-        if size < TOLERANCE:
-            break
-        # Keep the factor while the steps it gives shrink fast (a chord step: a pass over
-        # the history costs a fraction of building the Hessian, and the factor is cubic).
-        keep = size < previous / 8
-        previous = size
-    _, p, weighted = _gradient(theta, events)
-    return Fit(history.names, theta, _hessian(p, weighted, events, None), history.counts())
+
+    def evaluate(theta: np.ndarray) -> _Point:
+        point = _likelihood(theta, events)
+        point.value -= float(theta @ theta) / (2 * PRIOR_VARIANCE)
+        point.gradient -= theta / PRIOR_VARIANCE
+        return point
+
+    def curvature(point: _Point) -> np.ndarray:
+        return _hessian(point.p, point.weighted, events, None)
+
+    top = _maximise(theta, evaluate, curvature, iterations)
+    return Fit(history.names, top.theta, curvature(top), history.counts())
 
 
 def fit_ratings(

@@ -6,16 +6,12 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+import numpy as np
 from django.core.cache import cache
-from django.db import transaction
+from django.db import connection, transaction
 
-from arena.domain.ratings import (
-    Table,
-    fit_ratings,
-    live_elo,
-    rated_as,
-    shown_ratings,
-)
+from arena.domain.ratings import Fit, History, Table, fit, live_elo, rated_as, shown_ratings
+from arena.domain.ratings import Rating as FittedRating
 from arena.models import (
     BotVersion,
     Ladder,
@@ -23,6 +19,7 @@ from arena.models import (
     Match,
     MatchSeat,
     Rating,
+    RatingFit,
     RatingPoint,
     VersionRating,
 )
@@ -72,56 +69,157 @@ def live_elo_apply(*, match: Match) -> bool:
     return True
 
 
-def ladder_log(ladder: Ladder) -> tuple[list[Table], dict[str, tuple[int, int | None]]]:
-    """The ladder's rated history — every finished ladder match (and match of a tournament
-    that feeds it), in order, its seats as :func:`rated_as` names them — and, for each name,
-    its (entry id, version id)."""
-    tables = []
-    owners: dict[str, tuple[int, int | None]] = {}
-    matches = Match.objects.filter(
-        ladder=ladder,
-        kind__in=[Match.Kind.LADDER, Match.Kind.TOURNAMENT],
-        status=Match.Status.FINISHED,
-    )
-    seats = (
+#: Ladders of up to this many participants keep their fit's Hessian (8 MB of float64 at
+#: 1,000) and fold new results into it; larger ones refit from the whole history each time,
+#: started from the kept strengths.
+FOLD_MOST_ENTRIES = 1000
+#: A refit folds the new results in while they are at most this share of those already in
+#: the fit (beyond, the approximation would show in the printed ratings: a full refit)...
+FOLD_SHARE = 0.001
+#: ... and refits from the whole history after this many folds (the folds' small errors
+#: never add up to what the ratings print).
+FOLDS_BETWEEN_FULL = 100
+_RATED_KINDS = (Match.Kind.LADDER, Match.Kind.TOURNAMENT)
+
+
+def _rated(ladder: Ladder) -> Any:
+    return Match.objects.filter(ladder=ladder, kind__in=_RATED_KINDS, status=Match.Status.FINISHED)
+
+
+def _seats(matches: Any) -> np.ndarray:
+    """The seats of ``matches`` as an array of (match id, entry id, version id or 0, place),
+    ordered by match then seat: one query, read as a binary COPY where the database is
+    PostgreSQL (a million matches' seats in a second, not as four million Python tuples)."""
+    query = (
         MatchSeat.objects.filter(match__in=matches)
         .order_by("match_id", "seat")
         .values_list("match_id", "entry_id", "version_id", "rank")
     )
-    current: int | None = None
-    players: list[str] = []
-    places: list[int] = []
-    for match_id, entry_id, version_id, rank in seats:
-        if match_id != current and current is not None:
-            tables.append(Table(tuple(players), tuple(places)))
-            players, places = [], []
-        current = match_id
-        name = rated_as(entry_id, version_id)
-        owners.setdefault(name, (entry_id, version_id))
-        players.append(name)
-        places.append(rank)
-    if current is not None:
-        tables.append(Table(tuple(players), tuple(places)))
-    return tables, owners
+    if connection.vendor != "postgresql":
+        return np.array(
+            [(m, e or 0, v or 0, r or 0) for m, e, v, r in query], dtype=np.int64
+        ).reshape(-1, 4)
+    sql, params = query.query.sql_with_params()
+    columns = ", ".join(f"COALESCE(s.c{i}, 0)::int8" for i in range(4))
+    copy_sql = (
+        f"COPY (SELECT {columns} FROM ({sql}) AS s (c0, c1, c2, c3)) TO STDOUT (FORMAT BINARY)"
+    )
+    with connection.cursor() as cursor:
+        literal = cursor.mogrify(copy_sql, params)  # (COPY takes no parameters)
+        data = bytearray()
+        with cursor.copy(literal) as copy:
+            for block in copy:
+                data += block
+    # Binary COPY: a 19-byte header, then per row a field count (int16) and per field its
+    # length (int32) and value (int64, big-endian), then a trailer (int16 -1).
+    row = np.dtype(
+        [("n", ">i2")] + [(f"f{i}", [("size", ">i4"), ("value", ">i8")]) for i in range(4)]
+    )
+    rows = np.frombuffer(bytes(data), dtype=row, offset=19, count=(len(data) - 21) // row.itemsize)
+    return np.stack([rows[f"f{i}"]["value"] for i in range(4)], axis=1).astype(np.int64)
+
+
+def ladder_log(ladder: Ladder) -> tuple[list[Table], dict[str, tuple[int, int | None]]]:
+    """The ladder's rated history — every finished ladder match (and match of a tournament
+    that feeds it), in order, its seats as :func:`rated_as` names them — and, for each name,
+    its (entry id, version id)."""
+    history, owners = History.from_seats(_seats(_rated(ladder)))
+    return history.tables(), owners
+
+
+def _kept(row: RatingFit) -> Fit | None:
+    """The kept fit, where it can be folded into (its Hessian kept)."""
+    if not row.hessian:
+        return None
+    n = len(row.names)
+    return Fit(
+        tuple(name for name, _, _ in row.names),
+        np.frombuffer(bytes(row.theta), dtype="<f8").copy(),
+        np.frombuffer(bytes(row.hessian), dtype="<f8").reshape(n, n).copy(),
+        np.frombuffer(bytes(row.counts), dtype="<i8").copy(),
+    )
+
+
+def _keep(
+    ladder: Ladder,
+    fitted: Fit,
+    owners: dict[str, tuple[int, int | None]],
+    tables: int,
+    folds: int,
+) -> None:
+    small = len(fitted.names) <= FOLD_MOST_ENTRIES
+    RatingFit.objects.update_or_create(
+        ladder=ladder,
+        defaults={
+            "names": [[name, *owners[name]] for name in fitted.names],
+            "theta": fitted.theta.astype("<f8").tobytes(),
+            "hessian": fitted.hessian.astype("<f8").tobytes() if small else b"",
+            "counts": fitted.counts.astype("<i8").tobytes(),
+            "tables": tables,
+            "folds": folds,
+        },
+    )
 
 
 @transaction.atomic
-def ratings_recompute(*, ladder: Ladder) -> list[Rating]:
-    """Refit the ladder's ratings from its whole match log (a pure function of it): every
-    bot version that played is rated on its own matches alone (:class:`VersionRating`); each
-    entry's :class:`Rating`, what the rankings show, is its active version's once fitted,
-    else its newest fitted version's (a built-in's, its own)."""
+def ratings_recompute(*, ladder: Ladder, full: bool = False, fresh: bool = False) -> list[Rating]:
+    """Refit the ladder's ratings: every bot version that played is rated on its own
+    matches alone (:class:`VersionRating`); each entry's :class:`Rating`, what the rankings
+    show, is its active version's once fitted, else its newest fitted version's (a
+    built-in's, its own).
+
+    The results not yet in the kept fit (:class:`RatingFit`) are taken in: folded into it
+    while they are few beside it (:data:`FOLD_SHARE`, :data:`FOLDS_BETWEEN_FULL`), else (or
+    with ``full``) the whole history is fitted again, started from the kept strengths. Either
+    way the ratings are a full fit's from zero to far under the printed precision
+    (``recompute_ratings --check`` refits from zero, ``fresh``, and compares)."""
     try:
         cache.delete(f"bidel:ratings:{ladder.pk}")  # results from now on schedule the next refit
     except Exception:  # the key expires by itself: a refit is not worth failing for it
         logger.exception(
             "the cache failed: ladder %s's debounce key stays until it expires", ladder.pk
         )
-    tables, owners = ladder_log(ladder)
-    builtins = ladder.entries.exclude(builtin="").values_list("pk", flat=True)
-    for pk in builtins:  # (the anchors are fitted whether they have played or not)
-        owners.setdefault(rated_as(pk, None), (pk, None))
-    fitted = fit_ratings(tables, [rated_as(pk, None) for pk in builtins])
+    Ladder.objects.select_for_update().filter(pk=ladder.pk).first()  # one refit at a time
+    row = RatingFit.objects.filter(ladder=ladder).first()
+    kept = _kept(row) if row is not None else None
+    # Take in the results finished by now (one finishing from here on waits for the next).
+    new = list(_rated(ladder).filter(rated=False).values_list("pk", flat=True))
+    Match.objects.filter(pk__in=new).update(rated=True)
+    builtins = list(ladder.entries.exclude(builtin="").values_list("pk", flat=True))
+    anchors = [rated_as(pk, None) for pk in builtins]
+    owners = {rated_as(pk, None): (pk, None) for pk in builtins}
+    if row is not None:
+        owners.update({name: (entry, version) for name, entry, version in row.names})
+    if (
+        not (full or fresh)
+        and kept is not None
+        and row is not None
+        and row.folds < FOLDS_BETWEEN_FULL
+        and len(new) <= FOLD_SHARE * row.tables
+    ):
+        recent, seated = History.from_seats(_seats(Match.objects.filter(pk__in=new)))
+        fitted = kept.fold(recent, names=anchors)
+        owners.update(seated)
+        tables, folds = row.tables + len(new), row.folds + 1
+    else:
+        history, seated = History.from_seats(_seats(_rated(ladder).filter(rated=True)))
+        owners.update(seated)
+        start = None
+        if row is not None and row.theta and not fresh:
+            theta = np.frombuffer(bytes(row.theta), dtype="<f8").tolist()
+            start = {name: value for (name, _, _), value in zip(row.names, theta, strict=True)}
+        fitted = fit(history.including(anchors), start=start)
+        tables, folds = len(history.players), 0
+    _keep(ladder, fitted, owners, tables, folds)
+    return _store(ladder, fitted.ratings(anchors), owners, tables)
+
+
+def _store(
+    ladder: Ladder,
+    fitted: dict[str, FittedRating],
+    owners: dict[str, tuple[int, int | None]],
+    tables: int,
+) -> list[Rating]:
     before = {
         rated_as(entry, version): matches
         for entry, version, matches in [
@@ -153,7 +251,7 @@ def ratings_recompute(*, ladder: Ladder) -> list[Rating]:
         RatingPoint(**fit_of(name)) for name, r in fitted.items() if before.get(name) != r.matches
     )
     VersionRating.objects.bulk_create(
-        VersionRating(**fit_of(name), fitted_on=len(tables))
+        VersionRating(**fit_of(name), fitted_on=tables)
         for name in fitted
         if owners[name][1] is not None
     )
@@ -169,5 +267,5 @@ def ratings_recompute(*, ladder: Ladder) -> list[Rating]:
         ).values_list("pk", "number")
     )
     shown = shown_ratings(list(fitted), owners, active, numbers)
-    ratings = [Rating(**fit_of(name), fitted_on=len(tables)) for name in shown.values()]
+    ratings = [Rating(**fit_of(name), fitted_on=tables) for name in shown.values()]
     return Rating.objects.bulk_create(ratings)
