@@ -182,9 +182,11 @@ def ratings_recompute(*, ladder: Ladder, full: bool = False, fresh: bool = False
     Ladder.objects.select_for_update().filter(pk=ladder.pk).first()  # one refit at a time
     row = RatingFit.objects.filter(ladder=ladder).first()
     kept = _kept(row) if row is not None else None
-    # Take in the results finished by now (one finishing from here on waits for the next).
-    new = list(_rated(ladder).filter(rated=False).values_list("pk", flat=True))
-    Match.objects.filter(pk__in=new).update(rated=True)
+    # The results finished by now and not in the kept fit (one finishing from here on waits
+    # for the next refit): folded in when few, by their ids; else all marked, and the whole
+    # history read after.
+    pending = _rated(ladder).filter(rated=False)
+    count = pending.count()
     builtins = list(ladder.entries.exclude(builtin="").values_list("pk", flat=True))
     anchors = [rated_as(pk, None) for pk in builtins]
     owners = {rated_as(pk, None): (pk, None) for pk in builtins}
@@ -195,13 +197,16 @@ def ratings_recompute(*, ladder: Ladder, full: bool = False, fresh: bool = False
         and kept is not None
         and row is not None
         and row.folds < FOLDS_BETWEEN_FULL
-        and len(new) <= FOLD_SHARE * row.tables
+        and count <= FOLD_SHARE * row.tables
     ):
+        new = list(pending.values_list("pk", flat=True))
+        Match.objects.filter(pk__in=new).update(rated=True)
         recent, seated = History.from_seats(_seats(Match.objects.filter(pk__in=new)))
         fitted = kept.fold(recent, names=anchors)
         owners.update(seated)
         tables, folds = row.tables + len(new), row.folds + 1
     else:
+        pending.update(rated=True)
         history, seated = History.from_seats(_seats(_rated(ladder).filter(rated=True)))
         owners.update(seated)
         start = None
