@@ -88,35 +88,39 @@ def _rated(ladder: Ladder) -> Any:
 
 def _seats(matches: Any) -> np.ndarray:
     """The seats of ``matches`` as an array of (match id, entry id, version id or 0, place),
-    ordered by match then seat: one query, read as a binary COPY where the database is
-    PostgreSQL (a million matches' seats in a second, not as four million Python tuples)."""
+    ordered by match then seat (the order of the seats' unique index): one query, read as a
+    binary COPY where the database is PostgreSQL (a million matches' seats in seconds, not as
+    four million Python tuples)."""
     query = (
         MatchSeat.objects.filter(match__in=matches)
         .order_by("match_id", "seat")
         .values_list("match_id", "entry_id", "version_id", "rank")
     )
-    if connection.vendor != "postgresql":
-        return np.array(
-            [(m, e or 0, v or 0, r or 0) for m, e, v, r in query], dtype=np.int64
-        ).reshape(-1, 4)
-    sql, params = query.query.sql_with_params()
-    columns = ", ".join(f"COALESCE(s.c{i}, 0)::int8" for i in range(4))
-    copy_sql = (
-        f"COPY (SELECT {columns} FROM ({sql}) AS s (c0, c1, c2, c3)) TO STDOUT (FORMAT BINARY)"
+    if connection.vendor == "postgresql":
+        return _copy_rows(*query.query.sql_with_params(), columns=4)
+    rows = [(m, e or 0, v or 0, r or 0) for m, e, v, r in query]
+    return np.array(rows, dtype=np.int64).reshape(-1, 4)
+
+
+def _copy_rows(sql: str, params: Any, *, columns: int) -> np.ndarray:
+    """The rows of a query of ``columns`` whole numbers (null read as 0; each within 32 bits
+    but the first, a row id) through PostgreSQL's binary COPY, as an int64 array."""
+    names = ", ".join(f"c{i}" for i in range(columns))
+    values = ", ".join(
+        f"COALESCE(s.c{i}, 0)::{'int8' if i == 0 else 'int4'}" for i in range(columns)
     )
+    copy_sql = f"COPY (SELECT {values} FROM ({sql}) AS s ({names})) TO STDOUT (FORMAT BINARY)"
     with connection.cursor() as cursor:
         literal = cursor.mogrify(copy_sql, params)  # (COPY takes no parameters)
-        data = bytearray()
         with cursor.copy(literal) as copy:
-            for block in copy:
-                data += block
+            data = b"".join(bytes(block) for block in copy)
     # Binary COPY: a 19-byte header, then per row a field count (int16) and per field its
-    # length (int32) and value (int64, big-endian), then a trailer (int16 -1).
-    row = np.dtype(
-        [("n", ">i2")] + [(f"f{i}", [("size", ">i4"), ("value", ">i8")]) for i in range(4)]
-    )
-    rows = np.frombuffer(bytes(data), dtype=row, offset=19, count=(len(data) - 21) // row.itemsize)
-    return np.stack([rows[f"f{i}"]["value"] for i in range(4)], axis=1).astype(np.int64)
+    # length (int32) and value (big-endian), then a trailer (int16 -1).
+    fields = [("f0", [("size", ">i4"), ("value", ">i8")])]
+    fields += [(f"f{i}", [("size", ">i4"), ("value", ">i4")]) for i in range(1, columns)]
+    row = np.dtype([("n", ">i2"), *fields])
+    rows = np.frombuffer(data, dtype=row, offset=19, count=(len(data) - 21) // row.itemsize)
+    return np.stack([rows[f"f{i}"]["value"] for i in range(columns)], axis=1).astype(np.int64)
 
 
 def ladder_log(ladder: Ladder) -> tuple[list[Table], dict[str, tuple[int, int | None]]]:
@@ -185,21 +189,17 @@ def ratings_recompute(*, ladder: Ladder, full: bool = False, fresh: bool = False
     # The results finished by now and not in the kept fit (one finishing from here on waits
     # for the next refit): folded in when few, by their ids; else all marked, and the whole
     # history read after.
-    pending = _rated(ladder).filter(rated=False)
-    count = pending.count()
+    pending = _rated(ladder).filter(rated=False).order_by()
+    most = 0  # the most a fold takes in (none: no fit kept, or too many folds since a full one)
+    if not (full or fresh) and kept is not None and row is not None:
+        most = int(FOLD_SHARE * row.tables) if row.folds < FOLDS_BETWEEN_FULL else 0
+    new = list(pending.values_list("pk", flat=True)[: most + 1]) if most else []
     builtins = list(ladder.entries.exclude(builtin="").values_list("pk", flat=True))
     anchors = [rated_as(pk, None) for pk in builtins]
     owners = {rated_as(pk, None): (pk, None) for pk in builtins}
     if row is not None:
         owners.update({name: (entry, version) for name, entry, version in row.names})
-    if (
-        not (full or fresh)
-        and kept is not None
-        and row is not None
-        and row.folds < FOLDS_BETWEEN_FULL
-        and count <= FOLD_SHARE * row.tables
-    ):
-        new = list(pending.values_list("pk", flat=True))
+    if most and len(new) <= most and kept is not None and row is not None:
         Match.objects.filter(pk__in=new).update(rated=True)
         recent, seated = History.from_seats(_seats(Match.objects.filter(pk__in=new)))
         fitted = kept.fold(recent, names=anchors)
