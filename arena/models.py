@@ -394,6 +394,16 @@ class MatchSeat(models.Model):
 
     class Meta:
         ordering = ["match_id", "seat"]
+        indexes = [
+            # A bot's (through its versions) or a built-in's matches, newest first: the lists'
+            # filters find them through these, however many matches are stored.
+            models.Index(fields=["version", "-match"], name="seat_version_match"),
+            models.Index(
+                fields=["builtin", "-match"],
+                condition=~models.Q(builtin=""),
+                name="seat_builtin_match",
+            ),
+        ]
         constraints = [
             models.UniqueConstraint(fields=["match", "seat"], name="unique_match_seat"),
             models.CheckConstraint(

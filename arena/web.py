@@ -44,6 +44,7 @@ from arena.charts import Point, along, rating_history_svg
 from arena.domain.rows import Ranking, Standing
 from arena.errors import error_messages
 from arena.models import BotVersion, LadderEntry, Match, MatchSeat, Tournament
+from arena.paging import CappedPaginator
 from arena.services import people
 from arena.uploads import read_upload
 from bots_sdk.builtin import BUILTIN
@@ -153,10 +154,10 @@ def language_choose(request: HttpRequest) -> HttpResponse:
 PAGE_SIZE = 25
 
 
-def _page(request: HttpRequest, query: Any) -> Any:
+def _page(request: HttpRequest, query: Any, paginator: type[Paginator] = Paginator) -> Any:
     """The requested page (``?page=``) of ``query``: a bad or past-the-end number gives the
     last page, not an error."""
-    return Paginator(query, PAGE_SIZE).get_page(request.GET.get("page"))
+    return paginator(query, PAGE_SIZE).get_page(request.GET.get("page"))
 
 
 def _query_without_page(request: HttpRequest) -> str:
@@ -222,7 +223,7 @@ def matches_index(request: HttpRequest) -> HttpResponse:
         request,
         "arena/matches.html",
         {
-            "page": _page(request, query),
+            "page": _page(request, query, CappedPaginator),
             "kind": kind,
             "kinds": Match.Kind.choices,
             "bot": get.get("bot", ""),

@@ -14,7 +14,7 @@ seats with scores, places, per-hand scores and a few lines of stderr). At each s
   --requests requests after a warm-up, and its database queries.
 
 The database grows and stays (a scratch schema is not made: run it against a database you can
-drop). Without --use-env it runs on a fresh SQLite file, where only small sizes are reasonable.
+drop); a later run on it goes on from the size it has, with its bots. Without --use-env it runs on a fresh SQLite file, where only small sizes are reasonable.
 """
 
 from __future__ import annotations
@@ -66,6 +66,24 @@ def _seed_world(bots: int) -> dict[str, Any]:
     from arena.models import BotVersion, Ladder, LadderEntry
 
     ladder = Ladder.objects.get(name="standard")
+    builtins = list(LadderEntry.objects.filter(ladder=ladder).exclude(builtin=""))
+    kept = list(
+        LadderEntry.objects.filter(ladder=ladder, bot__name__startswith="scale-")
+        .select_related("bot")
+        .order_by("pk")
+    )
+    if kept:  # a database grown by an earlier run: its bots, and on from its size
+        versions = dict(
+            BotVersion.objects.filter(bot__in=[e.bot for e in kept]).values_list("bot_id", "pk")
+        )
+        return {
+            "ladder": ladder,
+            "seats": [(e.pk, versions[e.bot_id], e.bot_id) for e in kept]
+            + [(e.pk, None, None) for e in builtins],
+            "builtin": {e.pk: e.builtin for e in builtins},
+            "record": _record(),
+            "rng": random.Random(7),
+        }
     code = (ROOT / "bots_sdk" / "examples" / "ducker.py").read_bytes()
     owner = services.user_create(username=f"scale-{random.randrange(10**9)}", password="x" * 16)
     made = []
@@ -81,10 +99,8 @@ def _seed_world(bots: int) -> dict[str, Any]:
         )
         entry = LadderEntry.objects.create(ladder=ladder, bot=bot)
         made.append((entry.pk, version.pk, bot.pk))
-    builtins = list(LadderEntry.objects.filter(ladder=ladder).exclude(builtin=""))
     return {
         "ladder": ladder,
-        "owner": owner,
         "seats": made + [(e.pk, None, None) for e in builtins],
         "builtin": {e.pk: e.builtin for e in builtins},
         "record": _record(),

@@ -12,6 +12,7 @@ from django.db.models import QuerySet
 
 from arena.domain import formats
 from arena.models import Bot, Match, Tournament
+from arena.selectors import with_seat
 from bots_sdk.builtin import BUILTIN
 
 # An id: a whole number from 1, short enough for a column ("²" is a digit to str.isdigit).
@@ -65,27 +66,29 @@ class MatchFilter(filters.FilterSet):
     status = filters.ChoiceFilter(choices=Match.Status.choices)
     kind = filters.ChoiceFilter(choices=Match.Kind.choices)
     tournament = IdFilter(field_name="tournament_id", help_text="matches of this tournament")
+    before = IdFilter(
+        field_name="id",
+        lookup_expr="lt",
+        help_text="matches older than this one (its id): a page from anywhere in a long list",
+    )
 
     class Meta:
         model = Match
-        fields = ["ladder", "bot", "version", "opponent", "status", "kind", "tournament"]
+        fields = ["ladder", "bot", "version", "opponent", "status", "kind", "tournament", "before"]
         form = _MatchFilterForm
 
     def _bot(self, query: QuerySet[Match], name: str, value: int) -> QuerySet[Match]:
-        # With a version, one seat must be both (in one filter(): one join of the seats), not
-        # the bot at one seat and another bot's version of that number at another.
-        seat: dict[str, int] = {"seats__version__bot_id": value}
-        if self.form.cleaned_data.get("version"):
-            seat["seats__version__number"] = int(self.form.cleaned_data["version"])
-        return query.filter(**seat).distinct()
+        # With a version, one seat must be both: that version of this bot.
+        number = self.form.cleaned_data.get("version")
+        return with_seat(query, bot=value, number=int(number) if number else None)
 
     def _version(self, query: QuerySet[Match], name: str, value: str) -> QuerySet[Match]:
         return query  # read by _bot (the form refuses a version without a bot)
 
     def _opponent(self, query: QuerySet[Match], name: str, value: str) -> QuerySet[Match]:
         if value in BUILTIN:
-            return query.filter(seats__builtin=value).distinct()
-        return query.filter(seats__version__bot_id=int(value)).distinct()
+            return with_seat(query, builtin=value)
+        return with_seat(query, bot=int(value))
 
 
 class TournamentFilter(filters.FilterSet):

@@ -22,6 +22,7 @@ from rest_framework.views import APIView, exception_handler
 from arena import logins, selectors, services
 from arena.api import serializers as s
 from arena.api.filters import BotFilter, MatchFilter, TournamentFilter
+from arena.api.pagination import CappedPagination
 from arena.api.parsers import PARSER_CLASSES, body_refusal
 from arena.api.renderers import JSONRenderer
 from arena.api.throttles import (
@@ -501,6 +502,7 @@ class MatchViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Ge
     serializer_class = s.MatchSerializer
     permission_classes = [permissions.IsAuthenticatedOrReadOnly]
     throttle_scope = "challenges"
+    pagination_class = CappedPagination  # (a million matches: counted up to a cap)
 
     def get_throttles(self) -> list[Any]:
         return [ScopedRateThrottle()] if self.action == "create" else []
