@@ -14,7 +14,8 @@ seats with scores, places, per-hand scores and a few lines of stderr). At each s
   --requests requests after a warm-up, and its database queries.
 
 The database grows and stays (a scratch schema is not made: run it against a database you can
-drop); a later run on it goes on from the size it has, with its bots. Without --use-env it runs on a fresh SQLite file, where only small sizes are reasonable.
+drop); a later run on it goes on from the size it has, with its bots. Without --use-env it runs
+on a fresh SQLite file, where only small sizes are reasonable.
 """
 
 from __future__ import annotations
