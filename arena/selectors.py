@@ -12,7 +12,7 @@ from __future__ import annotations
 import statistics
 from collections import defaultdict
 from collections.abc import Iterable
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 from django.db.models import (
@@ -133,25 +133,39 @@ def ladder_rankings(ladder: Ladder) -> list[Ranking]:
     return [replace(row, rank=rank) for rank, row in enumerate(rated, 1)] + unrated
 
 
-def with_seat(
-    query: QuerySet[Match],
-    *,
-    bot: int | None = None,
-    number: int | None = None,
-    builtin: str = "",
-) -> QuerySet[Match]:
-    """The matches of ``query`` with a seat of ``bot`` (its version ``number`` where given) or
-    of the built-in ``builtin``. A semi-join on the seats' (version, match) or (built-in,
-    match) index, given the bot's versions as values: the database then knows how many seats
-    they have (a bot that played three matches is found at once, not by reading every
-    match backwards for it), and no DISTINCT is needed."""
-    if builtin:
-        return query.filter(pk__in=MatchSeat.objects.filter(builtin=builtin).values("match_id"))
-    versions = BotVersion.objects.filter(bot_id=bot)
-    if number is not None:
-        versions = versions.filter(number=number)
-    ids = list(versions.values_list("pk", flat=True))
-    return query.filter(pk__in=MatchSeat.objects.filter(version_id__in=ids).values("match_id"))
+@dataclass(frozen=True)
+class Seated:
+    """Who sat in a seat, for the match filters: a bot (its version ``number`` where given)
+    or a built-in by name."""
+
+    bot: int | None = None
+    number: int | None = None
+    builtin: str = ""
+
+    def condition(self, path: str = "") -> dict[str, Any]:
+        """The seat's lookup, the bot's versions given as values: the database then knows how
+        many seats they have (a bot that played three matches is found at once, not by
+        reading every match backwards for it)."""
+        if self.builtin:
+            return {f"{path}builtin": self.builtin}
+        versions = BotVersion.objects.filter(bot_id=self.bot)
+        if self.number is not None:
+            versions = versions.filter(number=self.number)
+        return {f"{path}version_id__in": list(versions.values_list("pk", flat=True))}
+
+
+def with_seats(query: QuerySet[Match], *seated: Seated) -> QuerySet[Match]:
+    """The matches of ``query`` with a seat for each of ``seated``: one semi-join on the
+    seats' (version, match) or (built-in, match) index, the seats of a match joined among
+    themselves for the second and more (so "this bot against that one" reads the two bots'
+    seats, not every match), and no DISTINCT."""
+    if not seated:
+        return query
+    first, *others = seated
+    seats = MatchSeat.objects.filter(**first.condition())
+    for other in others:  # (each filter() call its own join: another seat of the match)
+        seats = seats.filter(**other.condition("match__seats__"))
+    return query.filter(pk__in=seats.values("match_id"))
 
 
 def matches(
@@ -171,15 +185,15 @@ def matches(
     )
     if ladder is not None:
         query = query.filter(ladder_id=ladder)
-    if bot is not None:
-        query = with_seat(query, bot=bot)
     if tournament is not None:
         query = query.filter(tournament_id=tournament)
+    seated = [Seated(bot=bot)] if bot is not None else []
     if opponent is not None:  # another seat of the same match: a bot by id, a built-in by name
         if isinstance(opponent, int):
-            query = with_seat(query, bot=opponent)
+            seated.append(Seated(bot=opponent))
         else:
-            query = with_seat(query, builtin=opponent)
+            seated.append(Seated(builtin=opponent))
+    query = with_seats(query, *seated)
     if status:
         query = query.filter(status=status)
     if kind:
@@ -475,9 +489,9 @@ def recent_matches(
         seats = seats.defer("stderr")
     query = Match.objects.all()
     if bot is not None:
-        query = with_seat(query, bot=bot.pk)
+        query = with_seats(query, Seated(bot=bot.pk))
     elif builtin:
-        query = with_seat(query, builtin=builtin)
+        query = with_seats(query, Seated(builtin=builtin))
     return list(
         query.defer("record")
         .prefetch_related(Prefetch("seats", queryset=seats.order_by("seat")))

@@ -12,7 +12,7 @@ from django.db.models import QuerySet
 
 from arena.domain import formats
 from arena.models import Bot, Match, Tournament
-from arena.selectors import with_seat
+from arena.selectors import Seated, with_seats
 from bots_sdk.builtin import BUILTIN
 
 # An id: a whole number from 1, short enough for a column ("²" is a digit to str.isdigit).
@@ -77,18 +77,29 @@ class MatchFilter(filters.FilterSet):
         fields = ["ladder", "bot", "version", "opponent", "status", "kind", "tournament", "before"]
         form = _MatchFilterForm
 
+    def filter_queryset(self, queryset: QuerySet[Match]) -> QuerySet[Match]:
+        # The seats asked for (bot, its version, an opponent) in one semi-join of the seats.
+        query = super().filter_queryset(queryset)
+        data = self.form.cleaned_data
+        seated = []
+        if data.get("bot"):  # with a version, one seat must be both: that version of this bot
+            number = int(data["version"]) if data.get("version") else None
+            seated.append(Seated(bot=int(data["bot"]), number=number))
+        opponent = data.get("opponent")
+        if opponent:
+            seated.append(
+                Seated(builtin=opponent) if opponent in BUILTIN else Seated(bot=int(opponent))
+            )
+        return with_seats(query, *seated)
+
     def _bot(self, query: QuerySet[Match], name: str, value: int) -> QuerySet[Match]:
-        # With a version, one seat must be both: that version of this bot.
-        number = self.form.cleaned_data.get("version")
-        return with_seat(query, bot=value, number=int(number) if number else None)
+        return query  # read by filter_queryset
 
     def _version(self, query: QuerySet[Match], name: str, value: str) -> QuerySet[Match]:
         return query  # read by _bot (the form refuses a version without a bot)
 
     def _opponent(self, query: QuerySet[Match], name: str, value: str) -> QuerySet[Match]:
-        if value in BUILTIN:
-            return with_seat(query, builtin=value)
-        return with_seat(query, bot=int(value))
+        return query  # read by filter_queryset
 
 
 class TournamentFilter(filters.FilterSet):
