@@ -150,14 +150,21 @@ def language_choose(request: HttpRequest) -> HttpResponse:
     return response
 
 
-#: Rows per page of the indexes.
+#: Rows per page of the indexes, and of a ladder's rankings (a field of thousands is not drawn
+#: at once).
 PAGE_SIZE = 25
+LADDER_PAGE_SIZE = 100
 
 
-def _page(request: HttpRequest, query: Any, paginator: type[Paginator] = Paginator) -> Any:
+def _page(
+    request: HttpRequest,
+    query: Any,
+    paginator: type[Paginator] = Paginator,
+    per_page: int = PAGE_SIZE,
+) -> Any:
     """The requested page (``?page=``) of ``query``: a bad or past-the-end number gives the
     last page, not an error."""
-    return paginator(query, PAGE_SIZE).get_page(request.GET.get("page"))
+    return paginator(query, per_page).get_page(request.GET.get("page"))
 
 
 def _query_without_page(request: HttpRequest) -> str:
@@ -259,7 +266,10 @@ def builtin_page(request: HttpRequest, name: str) -> HttpResponse:
 def ladder_page(request: HttpRequest, ladder_id: int) -> HttpResponse:
     ladder = selectors.ladder_get(ladder_id)
     rows = _with_bars(selectors.ladder_rankings(ladder), lambda row: row.rating)
-    return render(request, "arena/ladder.html", {"ladder": ladder, "rows": rows})
+    page = _page(request, rows, per_page=LADDER_PAGE_SIZE)  # (bars: on the whole table's scale)
+    return render(
+        request, "arena/ladder.html", {"ladder": ladder, "page": page, "rows": page.object_list}
+    )
 
 
 #: A version in one of these is still to be validated: its page refreshes itself.

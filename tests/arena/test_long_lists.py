@@ -108,3 +108,27 @@ def test_the_matches_page_past_its_count_says_no_total() -> None:
     pages = -(-(COUNT_CAP + 30) // 25)
     last = client.get(f"/matches/?page={pages}").content.decode()
     assert f"Page {pages}<" in last and 'rel="next"' not in last and 'rel="prev"' in last
+
+
+def test_a_ladder_of_many_shows_its_rankings_a_hundred_at_a_time() -> None:
+    from arena import services
+    from arena.models import LadderEntry
+
+    ladder = Ladder.objects.get(name="standard")
+    owner = get_user_model().objects.create_user("many", password="a long passphrase")
+    for i in range(130):
+        bot = Bot.objects.create(owner=owner, name=f"entrant-{i:03d}")
+        BotVersion.objects.create(
+            bot=bot, number=1, filename="bot.py", code=b"x", sha256="0" * 64, status="active"
+        )
+        LadderEntry.objects.create(ladder=ladder, bot=bot)
+    synthetic_history(ladder, 40, random.Random(5))
+    services.ratings_recompute(ladder=ladder)
+    client = Client()
+    first = client.get(f"/ladders/{ladder.pk}/").content.decode()
+    second = client.get(f"/ladders/{ladder.pk}/?page=2").content.decode()
+    rows = lambda page: page.count("<tr>") - 1  # noqa: E731  (less the header's)
+    assert (rows(first), rows(second)) == (100, 134 - 100)
+    assert 'rel="next"' in first and "Lower ranks" in first and 'rel="prev"' in second
+    shown = {name for name in (f"entrant-{i:03d}" for i in range(130)) if name in first + second}
+    assert len(shown) == 130  # every entry on one page or the other
