@@ -262,11 +262,16 @@ def _hessian(
         index = np.concatenate([events.members[:, a] * n + events.members[:, b] for a, b in pairs])
         products = np.concatenate([weighted[:, a] * p[:, b] for a, b in pairs])
         flat = -np.bincount(index, products, minlength=n * n).astype(float)
-    else:
+    else:  # few names, many choices: a count per pair of seats, each pair once (a ≤ b)
         flat = np.zeros(n * n)
         for a, b in pairs:
+            if b < a:
+                continue
             index = events.members[:, a] * n + events.members[:, b]
-            flat -= np.bincount(index, weighted[:, a] * p[:, b], minlength=n * n)
+            counted = np.bincount(index, weighted[:, a] * p[:, b], minlength=n * n)
+            flat -= counted
+            if a != b:  # (m p_a p_b is the same product for the seats the other way round)
+                flat -= counted.reshape(n, n).T.ravel()
     hessian = flat.reshape(n, n)
     hessian[np.diag_indices(n)] += np.bincount(
         events.members.ravel(), weighted.ravel(), minlength=n
