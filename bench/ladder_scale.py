@@ -48,7 +48,8 @@ def main() -> None:
 
     world = _seed_world(args.bots)
     print(
-        f"A ladder of {args.bots} uploaded bots and the built-ins ({connection.vendor}); "
+        f"A ladder of {len(world['seats']) - len(world['builtin'])} uploaded bots and the "
+        f"built-ins ({connection.vendor}); "
         f"times in seconds (refit) and milliseconds (requests, server time, p50 / p99)"
     )
     for size in (int(s) for s in args.sizes.split(",")):
