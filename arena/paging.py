@@ -7,7 +7,7 @@ from __future__ import annotations
 from functools import cached_property
 from typing import Any
 
-from django.core.paginator import Page, Paginator
+from django.core.paginator import EmptyPage, Page, Paginator
 
 #: Rows counted at most: counting a million matches to print "page 1 of 20,000" costs more
 #: than the page itself.
@@ -35,6 +35,10 @@ class CappedPaginator(Paginator):
     >>> page = pages.page(3)
     >>> (page[0], len(page), page.has_next()), pages.page(2).has_next()
     ((2000, 500, False), True)
+    >>> pages.page(4)
+    Traceback (most recent call last):
+    ...
+    django.core.paginator.EmptyPage: That page contains no results
     """
 
     cap = COUNT_CAP
@@ -61,7 +65,11 @@ class CappedPaginator(Paginator):
             return int(super().validate_number(number))
 
     def page(self, number: Any) -> CappedPage:
+        """The page ``number``; past the end, :class:`EmptyPage`, as any paginator's (the
+        API's 404; a page of the site shows the last counted page instead)."""
         number = self.validate_number(number)
         bottom = (number - 1) * self.per_page
         rows = list(self.object_list[bottom : bottom + self.per_page + 1])
+        if not rows and number > 1:
+            raise EmptyPage("That page contains no results")
         return CappedPage(rows[: self.per_page], number, self, len(rows) > self.per_page)

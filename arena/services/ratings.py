@@ -191,7 +191,7 @@ def ratings_recompute(*, ladder: Ladder, full: bool = False, fresh: bool = False
     # history read after.
     pending = _rated(ladder).filter(rated=False).order_by()
     most = 0  # the most a fold takes in (none: no fit kept, or too many folds since a full one)
-    if not (full or fresh) and kept is not None and row is not None:
+    if not (full or fresh) and kept is not None and row is not None:  # (a kept fit has a row)
         most = int(FOLD_SHARE * row.tables) if row.folds < FOLDS_BETWEEN_FULL else 0
     new = list(pending.values_list("pk", flat=True)[: most + 1]) if most else []
     builtins = list(ladder.entries.exclude(builtin="").values_list("pk", flat=True))

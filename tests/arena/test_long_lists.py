@@ -56,6 +56,9 @@ def test_the_match_list_counts_to_its_cap_and_pages_on_to_the_end() -> None:
     assert len(past["results"]) == PAGE and past["next"]
     end = client.get(f"/api/matches/?page={last_counted + 1}").json()
     assert len(end["results"]) == 20 and end["next"] is None
+    # past the end, as for any list: a 404 saying so
+    beyond = client.get(f"/api/matches/?page={last_counted + 2}")
+    assert beyond.status_code == 404 and "Invalid page" in str(beyond.json())
     ids = [m["id"] for m in end["results"]]
     assert ids == sorted(ids, reverse=True) and min(ids) == Match.objects.order_by("pk")[0].pk
     # following next from the first page reaches every match once
