@@ -111,6 +111,12 @@ def home(request: HttpRequest) -> HttpResponse:
     )
 
 
+def docs_index(request: HttpRequest) -> HttpResponse:
+    """Every guide, with what it is for."""
+    guides = [(n, title, docs.SUMMARIES[n]) for n, (title, _) in docs.GUIDES.items()]
+    return render(request, "arena/docs_index.html", {"guides": guides})
+
+
 def docs_page(request: HttpRequest, name: str) -> HttpResponse:
     if name not in docs.GUIDES:
         raise Http404("no such guide")

@@ -20,6 +20,7 @@ urlpatterns = [
     path("bots/", web.bots_index, name="bots"),
     path("bots/builtin/<str:name>/", web.builtin_page, name="builtin"),
     path("matches/", web.matches_index, name="matches"),
+    path("docs/", web.docs_index, name="docs_index"),
     path("docs/<slug:name>/", web.docs_page, name="docs"),
     path("language/", web.language_choose, name="language"),
     # The replay viewer's words in the page's language (gettext() in arena/static/arena/*.js).

@@ -14,6 +14,7 @@ import subprocess
 import sys
 import threading
 import time
+import urllib.error
 import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -166,6 +167,24 @@ def test_demo_comes_up_healthy_with_its_bots_laddered_and_ranked(demo: Demo) -> 
     # web (uvicorn parent + workers), worker and runner (celery + pool), beat, the demo
     assert len(_processes_with(demo.marker)) >= 6
     assert (demo.var / "bidel.sqlite3").exists()  # it migrated its own database
+
+
+def test_demo_serves_its_guides_and_its_own_error_pages_never_a_debug_page(demo: Demo) -> None:
+    with urllib.request.urlopen(f"{demo.url}/docs/", timeout=30) as response:
+        index = response.read().decode()
+    assert "<h1>Guides</h1>" in index and 'href="/docs/protocol/"' in index
+    with urllib.request.urlopen(f"{demo.url}/docs/languages/", timeout=30) as response:
+        guide = response.read().decode()
+    assert 'href="/docs/protocol/#conformance-bidel-check"' in guide
+    with urllib.request.urlopen(f"{demo.url}/static/arena/site.css", timeout=30) as response:
+        assert response.status == 200  # collected: DEBUG off serves what was collected alone
+    for missing in ("/no-such-page/", "/docs/no-such-guide/", "/matches/999999/"):
+        with pytest.raises(urllib.error.HTTPError) as answer:
+            urllib.request.urlopen(f"{demo.url}{missing}", timeout=30)
+        body = answer.value.read().decode()
+        assert answer.value.code == 404, missing
+        assert "There is nothing here" in body, body[:500]
+        assert "URLconf" not in body and "DEBUG = True" not in body, missing
 
 
 def test_demo_logs_each_process_to_a_file_and_shows_none_of_their_info(demo: Demo) -> None:

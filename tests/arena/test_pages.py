@@ -372,7 +372,10 @@ def test_built_ins_have_pages_and_the_guides_are_served() -> None:
     assert "heuristic" in page and "built-in bot" in page and "Ratings" in page
     assert Client().get("/bots/builtin/nosuch/").status_code == 404
     guide = Client().get("/docs/bots/").content.decode()
-    assert "<h1>Writing a Bidel bot</h1>" in guide and 'href="/docs/protocol/"' in guide
+    assert (
+        '<h1 id="writing-a-bidel-bot">Writing a Bidel bot</h1>' in guide
+        and 'href="/docs/protocol/"' in guide
+    )
     assert "<script" not in guide.split('<article class="guide"')[1]
     assert Client().get("/docs/secrets/").status_code == 404
     home = Client().get("/").content.decode()

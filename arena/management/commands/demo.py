@@ -7,6 +7,11 @@ play the `standard` ladder; prints the rankings and the URLs to browse, then run
 Ctrl-C, which stops every process it started within seconds. The port (``--port``, or
 ``$PORT``) is checked first: taken, the command says so in one line and exits non-zero.
 
+The processes run as a deployment does, DEBUG off (a person sees the project's own 404 and 500
+pages, never Django's debug pages, which list every URL and setting): the static files
+collected into var/static/, a secret key kept in var/secret-key, and mails still printed on
+the web server's console.
+
 Each process logs to its own file in var/log/ (web.log, worker.log, runner.log,
 people-runner.log, beat.log); the screen keeps what a person reads: the health line, the
 seeding, the rankings, the URLs, and, once the platform is healthy, the processes' warnings
@@ -159,6 +164,22 @@ def _interrupt(signum: int, frame: Any) -> None:
     raise KeyboardInterrupt
 
 
+def _serve_as_deployed(var_dir: Path) -> None:
+    """The environment the demo's processes inherit: DEBUG off, with a secret key of this
+    machine's (made once, readable by its owner alone) and the console's mails; then the
+    static files collected, which DEBUG off serves from ``STATIC_ROOT`` alone."""
+    os.environ["DEBUG"] = "0"
+    if not os.environ.get("SECRET_KEY"):
+        key_file = var_dir / "secret-key"
+        if not key_file.exists():
+            descriptor = os.open(key_file, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            with os.fdopen(descriptor, "w") as out:
+                out.write(secrets.token_urlsafe(50))
+        os.environ["SECRET_KEY"] = key_file.read_text().strip()
+    os.environ.setdefault("EMAIL_BACKEND", "console")
+    call_command("collectstatic", interactive=False, verbosity=0)
+
+
 def _port_problem(host: str, port: int) -> str:
     """Why the web server could not listen on ``host:port`` ('' when it can), in one line."""
     with socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET) as probe:
@@ -210,6 +231,7 @@ class Command(BaseCommand):
         if problem:
             raise CommandError(problem)
         call_command("migrate", interactive=False, verbosity=0)
+        _serve_as_deployed(settings.VAR_DIR)
         try:
             default_launcher()
         except SandboxUnavailable as exc:
@@ -247,7 +269,12 @@ class Command(BaseCommand):
             )
             # The runner tier on its own: the broker's address and nothing else of ours (the
             # embedded broker's folder), as on a separate runner host.
-            runner_env = {k: v for k, v in os.environ.items() if k not in RUNNER_FORBIDDEN}
+            # (Nor DJANGO_SETTINGS_MODULE, which manage.py set: Celery would load Django.)
+            runner_env = {
+                k: v
+                for k, v in os.environ.items()
+                if k not in RUNNER_FORBIDDEN and k != "DJANGO_SETTINGS_MODULE"
+            }
             runner_env["BIDEL_VAR_DIR"] = str(settings.VAR_DIR)
             supervisor.start(
                 "runner",
@@ -323,7 +350,8 @@ class Command(BaseCommand):
                 self._seed_and_play(matches, supervisor)
             base = f"http://{host}:{port}"
             self.stdout.write(
-                f"Browse: {base}/ (pages)  {base}/ladders/1/  {base}/signup/ (then upload a bot "
+                f"Browse: {base}/ (pages)  {base}/ladders/1/  {base}/docs/ (guides)  "
+                f"{base}/signup/ (then upload a bot "
                 f"and challenge it)  {base}/api/ladders/1/rankings/  "
                 f"{base}/api/matches/  {base}/api/docs/  (admin: {base}/admin/)"
             )
