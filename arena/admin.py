@@ -48,7 +48,19 @@ class BotVersionAdmin(admin.ModelAdmin):
 class MatchSeatInline(admin.TabularInline):
     model = MatchSeat
     extra = 0
-    readonly_fields = ["seat", "entry", "version", "builtin", "score", "rank", "faults"]
+    # Who sat and how it went, as played: shown, not edited (as a choice, each seat would list
+    # every tournament entry and every user, a query per entry's bot).
+    readonly_fields = [
+        "seat",
+        "entry",
+        "tournament_entry",
+        "version",
+        "builtin",
+        "person",
+        "score",
+        "rank",
+        "faults",
+    ]
     exclude = ["stderr"]
 
 

@@ -6,6 +6,7 @@ from django.conf import settings
 from django.db import models
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import pgettext
 
 from arena.domain import formats
 
@@ -416,6 +417,18 @@ class MatchSeat(models.Model):
 
     def __str__(self) -> str:
         return f"seat {self.seat} of match {self.match_id}"
+
+    @property
+    def label(self) -> str:
+        """The name shown for the seat: its bot's, its built-in's, or for a person's seat the
+        signed-in player's username ("a person" for a visitor, or an account since deleted)."""
+        if self.version is not None:
+            return self.version.bot.name
+        if self.builtin:
+            return self.builtin
+        if self.person is not None:
+            return self.person.get_username()
+        return pgettext("who sat in a seat", "a person")
 
 
 class Comparison(models.Model):

@@ -177,7 +177,9 @@ def matches(
     tournament: int | None = None,
     opponent: int | str | None = None,
 ) -> QuerySet[Match]:
-    seats = MatchSeat.objects.select_related("version__bot").defer("stderr", "version__code")
+    seats = MatchSeat.objects.select_related("version__bot", "person").defer(
+        "stderr", "version__code"
+    )
     query = Match.objects.defer(
         "record"
     ).prefetch_related(  # lists show neither records nor logs: the bulk of a row
@@ -484,7 +486,7 @@ def recent_matches(
     """The newest matches (those ``bot`` or the built-in ``builtin`` played, when given) with
     their seats; records (and bots' stderr, unless asked for) are left in the database: a
     list shows neither, and they are the bulk of a match's row."""
-    seats = MatchSeat.objects.select_related("version__bot").defer("version__code")
+    seats = MatchSeat.objects.select_related("version__bot", "person").defer("version__code")
     if not stderr:
         seats = seats.defer("stderr")
     query = Match.objects.all()
@@ -537,8 +539,9 @@ def _decisions(entry: Any) -> list[dict[str, Any]]:
 
 
 def match_seats(match: Match) -> list[MatchSeat]:
-    """A match's seats in order, with their bots (not their code)."""
-    return list(match.seats.select_related("version__bot").defer("version__code").order_by("seat"))
+    """A match's seats in order, with their bots (not their code) and people."""
+    seats = match.seats.select_related("version__bot", "person").defer("version__code")
+    return list(seats.order_by("seat"))
 
 
 # --- tournaments ------------------------------------------------------------------------------

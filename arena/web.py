@@ -348,7 +348,7 @@ def timeline_rows(decisions: list[dict[str, Any]]) -> list[dict[str, Any]]:
 def match_page(request: HttpRequest, match_id: int) -> HttpResponse:
     match = selectors.match_get(match_id)
     seats = selectors.match_seats(match)
-    names = [s.version.bot.name if s.version else s.builtin for s in seats]  # type: ignore[union-attr]
+    names = [s.label for s in seats]
     frames = None
     live = match.status in (Match.Status.QUEUED, Match.Status.RUNNING)
     if match.record is not None:
@@ -1214,7 +1214,7 @@ def play_page(request: HttpRequest, match_id: int) -> HttpResponse:
     if match.status == Match.Status.FINISHED:
         return redirect("match", match_id=match.pk)
     seats = selectors.match_seats(match)
-    names = [_("you") if s.human_token else _seat_name(s) for s in seats]
+    names = [_("you") if s.human_token else s.label for s in seats]
     frames = {**table_shape(RuleSet.from_spec(match.rules)), "hands": []}
     context = {
         "match": match,
@@ -1251,10 +1251,6 @@ def play_old_link(request: HttpRequest, token: str) -> HttpResponse:
         ),
     )
     return redirect("play_new")
-
-
-def _seat_name(seat: MatchSeat) -> str:
-    return seat.version.bot.name if seat.version else seat.builtin
 
 
 def _seat_value(text: str) -> Any:

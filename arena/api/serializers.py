@@ -454,16 +454,26 @@ class SeatSerializer(serializers.ModelSerializer):
     version = serializers.SerializerMethodField()
     rank = serializers.SerializerMethodField()
     faults = FaultSerializer(many=True, read_only=True)
+    player = serializers.SerializerMethodField(
+        help_text="Who sat: an uploaded bot's version, a built-in, or a person (/play/)."
+    )
 
     class Meta:
         model = MatchSeat
-        fields = ["seat", "bot", "version", "score", "rank", "faults"]
+        fields = ["seat", "player", "bot", "version", "score", "rank", "faults"]
 
     @extend_schema_field(NamedBotSerializer)
     def get_bot(self, seat: MatchSeat) -> dict[str, Any]:
+        """A person's seat: no id, and the player's username (empty for a visitor)."""
         if seat.version_id:
             return {"id": seat.version.bot_id, "name": seat.version.bot.name}  # type: ignore[union-attr]
-        return {"id": None, "name": seat.builtin}
+        if seat.builtin:
+            return {"id": None, "name": seat.builtin}
+        return {"id": None, "name": seat.person.get_username() if seat.person_id else ""}  # type: ignore[union-attr]
+
+    @extend_schema_field(serializers.ChoiceField(choices=["version", "builtin", "person"]))
+    def get_player(self, seat: MatchSeat) -> str:
+        return "version" if seat.version_id else "builtin" if seat.builtin else "person"
 
     def get_version(self, seat: MatchSeat) -> int | None:
         return seat.version.number if seat.version_id else None  # type: ignore[union-attr]

@@ -3,6 +3,7 @@ from __future__ import annotations
 import pytest
 
 from arena.models import Ladder, LadderEntry
+from tests.arena.every_kind import every_kind  # noqa: F401 (a fixture: every kind of row)
 
 
 @pytest.fixture(autouse=True)

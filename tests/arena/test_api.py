@@ -11,7 +11,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from rest_framework.test import APIClient
 
 from arena import services
-from arena.models import Bot, BotVersion, Ladder, LadderEntry, Match, Tournament
+from arena.models import Bot, BotVersion, Ladder, LadderEntry, Match, MatchSeat, Tournament
 from engine.record import verify
 from tests.arena.live import synthetic_history
 
@@ -494,3 +494,21 @@ def test_a_tournament_with_bad_settings_is_a_400_naming_the_field() -> None:
     )
     assert refused.status_code == 400 and "params" in refused.json()
     assert not Tournament.objects.exists()
+
+
+def test_a_persons_seat_says_so_and_names_the_player_where_signed_in(every_kind) -> None:  # noqa: ANN001
+    """A seat at a person's game (/play/) has neither a version nor a built-in: the API says
+    who sat (``player``) and, for a signed-in player, their name."""
+    seen = set()
+    for key, match_id in every_kind.matches.items():
+        detail = APIClient().get(f"/api/matches/{match_id}/").json()
+        rows = {s.seat: s for s in MatchSeat.objects.filter(match_id=match_id)}
+        for shown in detail["seats"]:
+            row = rows[shown["seat"]]
+            kind = "version" if row.version_id else "builtin" if row.builtin else "person"
+            assert shown["player"] == kind, key
+            if kind == "person":
+                name = row.person.username if row.person_id else ""
+                assert shown["bot"] == {"id": None, "name": name}, key
+            seen.add(kind)
+    assert seen == {"version", "builtin", "person"}
