@@ -9,10 +9,29 @@ the compiled build here; tests/engine/test_builds.py runs them on the pure build
 import os
 
 import pytest
+from hypothesis import HealthCheck, settings
 
+from tests.deadline import DEADLINE, DEFAULT_DEADLINE
 from tests.lanes import lane, refusals
 
 os.environ.setdefault("PY_IGNORE_IMPORTMISMATCH", "1")
+
+# Hypothesis judges no example by its speed here: its deadline per example (200 ms) and its
+# "too slow" health check would fail on a busy machine what passes on an idle one. (A test's
+# own @settings keeps these unless it names them.)
+settings.register_profile("bidel", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("bidel")
+
+
+@pytest.hookimpl(tryfirst=True)  # before pytest-timeout reads its settings
+def pytest_configure(config: pytest.Config) -> None:
+    """pytest-timeout's ceiling on a test (pyproject's ``timeout``, for a test that hangs) grows
+    with ``BIDEL_TEST_DEADLINE`` as every wait does: a slower machine given a longer deadline
+    is not cut short by the ceiling instead. A ``--timeout`` or ``PYTEST_TIMEOUT`` stands."""
+    ceiling = config.getini("timeout")
+    if config.getoption("timeout", None) is None and "PYTEST_TIMEOUT" not in os.environ:
+        if ceiling and DEADLINE > DEFAULT_DEADLINE:
+            os.environ["PYTEST_TIMEOUT"] = f"{float(ceiling) * DEADLINE / DEFAULT_DEADLINE:g}"
 
 
 @pytest.hookimpl(optionalhook=True)  # a hook of pytest-xdist's: none where it is not installed

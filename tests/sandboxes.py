@@ -1,12 +1,22 @@
-"""Helpers for tests that run bots in the sandbox: which backends this host has, and which
-processes of a referee's seats are still alive (no Django)."""
+"""Helpers for tests that run bots in the sandbox: which backends this host has, which
+processes of a referee's seats are still alive, and the clock of a test not about time (no
+Django)."""
 
 from __future__ import annotations
 
 import os
 from pathlib import Path
 
+from bots_sdk.referee.runner import TimeControl
 from bots_sdk.sandbox import BACKENDS, Bubblewrap, SandboxUnavailable
+
+#: A bot's clock in a test whose verdict is not about time: one no stall of a busy host runs
+#: out (a memory bomb's allocations once cost 0.175 s of CPU at its pass; a numpy bot's
+#: container once answered nothing for 6.5 s mid-hand), so the fault seen is the one the bot
+#: commits, never a timeout. A test of the clock itself gives its bot a short clock and a
+#: behaviour far past it (a loop or a sleep without end), so that its verdict is the same on
+#: any machine.
+UNHURRIED = TimeControl(move=5.0, bank=60.0)
 
 
 def sandbox_problem(backend: str = "bubblewrap") -> str:

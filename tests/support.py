@@ -1,4 +1,5 @@
-"""Helpers for tests that run the project's real processes (workers, commands)."""
+"""Helpers for tests that run the project's real processes (workers, commands); each waits
+with the suite's one deadline (:mod:`tests.deadline`)."""
 
 from __future__ import annotations
 
@@ -17,6 +18,8 @@ from typing import Any
 import pytest
 from celery import Celery
 from django.conf import settings
+
+from tests.deadline import DEADLINE, wait_until
 
 PROJECT_DIR = Path(__file__).resolve().parent.parent
 #: Variables the settings read; tests that want "a fresh machine" remove them all.
@@ -82,6 +85,31 @@ class WorkerProcess:
         return "".join(self.output)
 
 
+def wait_for_line(process: subprocess.Popen[str], output: list[str], marker: str, what: str) -> str:
+    """Wait until ``process`` (started with ``stdout=PIPE``, text) prints a line holding
+    ``marker`` — its own word that it is ready — and return that line; fail if it exits first
+    or says nothing of the kind within :data:`DEADLINE`. Its output, that line's and every
+    later one, goes on into ``output`` (so a chatty process never blocks on a full pipe)."""
+    assert process.stdout is not None
+    stream = process.stdout
+    reader = threading.Thread(target=lambda: output.extend(stream), daemon=True)
+    reader.start()
+
+    def said() -> str | bool:
+        exited = process.poll() is not None
+        if exited:
+            reader.join(DEADLINE)  # (the last lines it wrote, read to the end of its output)
+        return next((line for line in list(output) if marker in line), None) or exited
+
+    try:
+        line = wait_until(said, f"{what} to say {marker!r}", interval=0.05)
+    except AssertionError as failure:
+        raise AssertionError(f"{failure}; it said:\n{''.join(output)[-4000:]}") from None
+    if line is True:
+        raise AssertionError(f"{what} exited before it was ready:\n{''.join(output)}")
+    return str(line)
+
+
 def _stop_group(process: subprocess.Popen[str]) -> None:
     try:
         os.killpg(process.pid, signal.SIGTERM)
@@ -137,15 +165,7 @@ def celery_worker(
     )
     worker = WorkerProcess(process=process, hostname=hostname)
     try:
-        assert process.stdout is not None
-        for line in process.stdout:
-            worker.output.append(line)
-            if f"{hostname} ready." in line:
-                break
-        else:
-            raise AssertionError(f"worker exited before it was ready:\n{worker.log()}")
-        # Keep reading so a chatty worker never blocks on a full pipe.
-        threading.Thread(target=lambda: worker.output.extend(process.stdout), daemon=True).start()
+        wait_for_line(process, worker.output, f"{hostname} ready.", f"the worker {hostname}")
         yield worker
     finally:
         _stop_group(process)
@@ -201,14 +221,7 @@ def celery_beat(*, env: Mapping[str, str], folder: Path) -> Iterator[WorkerProce
     )
     beat = WorkerProcess(process=process, hostname="beat")
     try:
-        assert process.stdout is not None
-        for line in process.stdout:
-            beat.output.append(line)
-            if "beat: Starting" in line:
-                break
-        else:
-            raise AssertionError(f"beat exited before it started:\n{beat.log()}")
-        threading.Thread(target=lambda: beat.output.extend(process.stdout), daemon=True).start()
+        wait_for_line(process, beat.output, "beat: Starting", "celery beat")
         yield beat
     finally:
         _stop_group(process)

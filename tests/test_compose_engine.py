@@ -25,7 +25,6 @@ import shutil
 import socket
 import subprocess
 import tarfile
-import time
 import zlib
 from collections.abc import Callable, Iterator
 from pathlib import Path, PurePosixPath
@@ -36,7 +35,7 @@ import requests
 import yaml
 
 from tests.arena.test_runner_tier import LOOKER  # the bot that looks for the platform
-from tests.support import PROJECT_DIR
+from tests.support import DEADLINE, PROJECT_DIR, wait_until
 
 # Building the images and starting seven containers takes minutes (on vfs, many), not seconds.
 pytestmark = [pytest.mark.docker, pytest.mark.timeout(1800)]
@@ -78,16 +77,6 @@ def _free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         return int(probe.getsockname()[1])
-
-
-def _wait(condition: Callable[[], Any], timeout: float, what: str) -> Any:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = condition()
-        if value:
-            return value
-        time.sleep(1)  # polling a server's state; the condition, not the time, ends the wait
-    raise AssertionError(f"timed out waiting for {what}")
 
 
 def _checkout(into: Path) -> None:
@@ -218,7 +207,12 @@ def _health(base: str) -> dict[str, Any] | None:
 
 
 def test_compose_up_is_healthy_with_the_sandbox_green(deployment: dict[str, Any]) -> None:
-    health = _wait(lambda: _health(deployment["base"]), 300, "a healthy /api/health/")
+    health = wait_until(
+        lambda: _health(deployment["base"]),
+        "a healthy /api/health/",
+        deadline=5 * DEADLINE,
+        interval=1,
+    )
     assert health["status"] == "ok"
     assert health["database"]["vendor"] == "postgresql" and health["runners"]["count"] >= 1
     assert health["sandbox"]["ok"] is True and health["sandbox"]["backend"] == "bubblewrap"
@@ -521,6 +515,8 @@ def _django(deployment: dict[str, Any], code: str) -> str:
     ).stdout
 
 
+#: The hands of the match whose runner is killed.
+HANDS = 8
 SLOW = b"""import time
 from bots_sdk import Bot, lowest
 
@@ -541,18 +537,24 @@ def test_a_runner_killed_mid_match_another_plays_it_and_it_is_stored_once(
     # (first of the tests with uploads: only this match's bot runs in a runner's sandbox)
     base = deployment["base"]
     _compose(deployment, "up", "-d", "--no-build", "--scale", "runner=2")
-    _wait(
+    wait_until(
         lambda: (_health(base) or {}).get("runners", {}).get("count", 0) >= 2,
-        300,
         "two runners in the health report",
+        deadline=5 * DEADLINE,
+        interval=1,
     )
     session = _signed_up(base, "grace")
     bot = _upload(session, base, "slow", SLOW)
-    version = _wait(_settled(session, base, bot), 180, "the slow bot's validation")
+    version = wait_until(
+        _settled(session, base, bot), "the slow bot's validation", deadline=3 * DEADLINE, interval=1
+    )
     assert version["status"] == "active", version["validation_log"]
+    # 8 hands of 13 plays of 0.25 s: the bot sits in a runner's sandbox for 26 s at least,
+    # however fast the machine, ample for finding it there (a `docker top` of each runner a
+    # second, slow on a busy host) and killing that runner mid-match.
     created = session.post(
         f"{base}/api/matches/",
-        json={"seats": [bot, "low", "random", "heuristic"], "hands": 4},
+        json={"seats": [bot, "low", "random", "heuristic"], "hands": HANDS},
         timeout=30,
     )
     assert created.status_code == 201, created.text
@@ -569,7 +571,9 @@ def test_a_runner_killed_mid_match_another_plays_it_and_it_is_stored_once(
                 return container
         return None
 
-    victim = _wait(playing, 120, "the match's bot in a runner's sandbox")
+    victim = wait_until(
+        playing, "the match's bot in a runner's sandbox", deadline=2 * DEADLINE, interval=1
+    )
     survivor = next(c for c in _runners(deployment) if c != victim)
     _run("docker", "kill", victim)
     try:
@@ -608,10 +612,12 @@ def _finished_once(
         found = session.get(f"{base}/api/matches/{match}/", timeout=30).json()
         return found if found["status"] in ("finished", "failed") else None
 
-    finished = _wait(done, 400, "the match played again by the other runner")
+    finished = wait_until(
+        done, "the match played again by the other runner", deadline=7 * DEADLINE, interval=1
+    )
     assert finished["status"] == "finished", finished
     record = session.get(f"{base}/api/matches/{match}/record/", timeout=30).json()
-    assert len([hand for hand in record["hands"] if not hand.get("void")]) == 4
+    assert len([hand for hand in record["hands"] if not hand.get("void")]) == HANDS
     stored = json.loads(
         _django(
             deployment,
@@ -632,7 +638,7 @@ def test_an_upload_is_validated_and_played_on_the_ladder_by_a_runner(
     deployment: dict[str, Any],
 ) -> None:
     base = deployment["base"]
-    _wait(lambda: _health(base), 300, "a healthy /api/health/")
+    wait_until(lambda: _health(base), "a healthy /api/health/", deadline=5 * DEADLINE, interval=1)
     session = requests.Session()
     user = {"username": "ada", "password": "a long passphrase"}
     assert session.post(f"{base}/api/users/", json=user, timeout=30).status_code == 201
@@ -648,7 +654,9 @@ def test_an_upload_is_validated_and_played_on_the_ladder_by_a_runner(
         version = session.get(f"{base}/api/bots/{bot}/versions/1/", timeout=30).json()
         return version if version["status"] in ("active", "rejected") else None
 
-    version = _wait(settled, 180, "the validation in a runner container")
+    version = wait_until(
+        settled, "the validation in a runner container", deadline=3 * DEADLINE, interval=1
+    )
     assert version["status"] == "active", version["validation_log"]
     assert "LOOKED []" in version["validation_log"]  # nothing of the platform's to be found
     assert "entered the ladder(s): standard" in version["validation_log"]  # by itself
@@ -661,17 +669,20 @@ def test_an_upload_is_validated_and_played_on_the_ladder_by_a_runner(
         ).json()
         return page["results"] if page["count"] >= 1 else None
 
-    matches = _wait(played, 400, "a ladder match with the uploaded bot")
+    matches = wait_until(
+        played, "a ladder match with the uploaded bot", deadline=7 * DEADLINE, interval=1
+    )
     record = session.get(f"{base}/api/matches/{matches[0]['id']}/record/", timeout=30).json()
     assert record["seed"] == matches[0]["seed"]
-    rankings = _wait(
+    rankings = wait_until(
         lambda: [
             r
             for r in session.get(f"{base}/api/ladders/1/rankings/", timeout=30).json()
             if r["bot"]["name"] == "looker" and r["rating"] is not None
         ],
-        120,
         "the bot rated in the rankings (listed unrated at once, rated at a refit)",
+        deadline=2 * DEADLINE,
+        interval=1,
     )
     assert rankings[0]["matches"] >= 1
 
@@ -684,7 +695,7 @@ def test_the_starter_kits_build_and_validate_in_the_runner_container(
     from bots_sdk.builds.build import pack
 
     base = deployment["base"]
-    _wait(lambda: _health(base), 300, "a healthy /api/health/")
+    wait_until(lambda: _health(base), "a healthy /api/health/", deadline=5 * DEADLINE, interval=1)
     # two authors, two kits each: a user may have only so many versions waiting at once
     # (UPLOAD_MAX_WAITING, 3 by default), and the four are built side by side
     authors = {"cpp": "polyglot", "rust": "polyglot", "java": "barista", "javascript": "barista"}
@@ -701,7 +712,12 @@ def test_the_starter_kits_build_and_validate_in_the_runner_container(
     }
     for language, bot in bots.items():
         session = sessions[authors[language]]
-        version = _wait(_settled(session, base, bot), 400, f"the {language} kit's validation")
+        version = wait_until(
+            _settled(session, base, bot),
+            f"the {language} kit's validation",
+            deadline=7 * DEADLINE,
+            interval=1,
+        )
         log = version["validation_log"]
         assert version["status"] == "active", log
         assert f"built ({language}) in" in log, log
@@ -829,17 +845,18 @@ def test_with_no_runner_able_to_sandbox_uploads_are_rejected_saying_why_and_heal
     try:
 
         def red() -> Any:
-            response = requests.get(f"{base}/api/health/", timeout=10)
+            response = requests.get(f"{base}/api/health/", timeout=DEADLINE)
             body = response.json()
             return body if response.status_code == 503 and body["runners"]["count"] == 1 else None
 
-        health = _wait(red, 120, "a red health report with the one runner")
+        health = wait_until(
+            red, "a red health report with the one runner", deadline=2 * DEADLINE, interval=1
+        )
         assert health["sandbox"]["ok"] is False and health["sandbox"]["detail"], health
         session = _signed_up(base, "hedy")
         bot = _upload(session, base, "hopeful", SLOW)
-        started = time.monotonic()
-        version = _wait(_settled(session, base, bot), 90, "the upload's verdict")
-        assert time.monotonic() - started < 60
+        # (within the suite's one deadline: refused at once, not left waiting for a runner)
+        version = wait_until(_settled(session, base, bot), "the upload's verdict", interval=1)
         assert version["status"] == "rejected", version
         assert "no runner could sandbox it" in version["validation_log"], version
     finally:

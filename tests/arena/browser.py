@@ -12,8 +12,6 @@ import shutil
 import socket
 import subprocess
 import sys
-import threading
-import time
 import uuid
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
@@ -24,7 +22,7 @@ from typing import Any
 import pytest
 from django.conf import settings
 
-from tests.support import PROJECT_DIR, _stop_group
+from tests.support import PROJECT_DIR, _stop_group, wait_for_line, wait_until
 
 #: The browser: Debian's package (``apt-get install chromium``); Playwright downloads none.
 CHROMIUM = os.environ.get("BIDEL_CHROMIUM", "/usr/bin/chromium")
@@ -96,24 +94,17 @@ def web_server(env: Mapping[str, str]) -> Iterator[Server]:
     )
     output: list[str] = []
     try:
-        assert process.stdout is not None
-        for line in process.stdout:
-            output.append(line)
-            found = re.search(r"Uvicorn running on (http://[0-9.:]+)", line)
-            if found:
-                break
-        else:
-            raise AssertionError("uvicorn exited before listening:\n" + "".join(output))
+        line = wait_for_line(process, output, "Uvicorn running on ", "uvicorn")
+        url = re.search(r"Uvicorn running on (http://[0-9.:]+)", line).group(1)  # type: ignore[union-attr]
         # The parent binds the socket; its workers listen once each has started.
-        address = found.group(1).removeprefix("http://").rsplit(":", 1)
-        deadline = time.monotonic() + 60
-        while not _accepts(address[0], int(address[1])):
-            assert time.monotonic() < deadline, "uvicorn's workers never listened"
+        host, port = url.removeprefix("http://").rsplit(":", 1)
+
+        def listening() -> bool:
             assert process.poll() is None, "uvicorn exited:\n" + "".join(output)
-            time.sleep(0.05)  # polling the condition (a connection accepted), not a guess
-        server = Server(url=found.group(1), process=process, output=output)
-        threading.Thread(target=lambda: output.extend(process.stdout), daemon=True).start()  # type: ignore[arg-type]
-        yield server
+            return _accepts(host, int(port))
+
+        wait_until(listening, "uvicorn's workers to listen", interval=0.05)
+        yield Server(url=url, process=process, output=output)
     finally:
         _stop_group(process)
 
@@ -243,6 +234,7 @@ class World:
     replay_match: int
     fault_match: int
     moon_match: int
+    person_match: int  # a person's game, as one played at /play/
     tournament: int
     records: dict[int, dict[str, Any]]
     names: dict[int, list[str]]
@@ -256,7 +248,8 @@ def build_world() -> World:
     """Real data through the services: every match is played by the engine."""
     from arena import services
     from arena.models import Ladder, LadderEntry, Match, RatingPoint
-    from arena.services import tournaments
+    from arena.services import people, tournaments
+    from hearts_runner import live
 
     owner = services.user_create(username="ada", password=PASSWORD)
     bot = services.bot_create(owner=owner, name="ada-ducker", description="Ducks every trick.")
@@ -300,6 +293,15 @@ def build_world() -> World:
         kind=Match.Kind.CHALLENGE, seats=moon_seats, hands=1, seed=MOON_SEED, requested_by=owner
     )
     services.match_run(match_id=moon_match.pk)
+    # A person's game against the bot and two built-ins, as one played at /play/: the person
+    # leaves before the first card (the page sends that) and the referee's fallback plays on.
+    person_match, token = people.human_game_open(
+        visitor=people.Visitor(address="203.0.113.5"),
+        opponents=[seats[0], *(services.SeatSpec(builtin=name) for name in ("heuristic", "low"))],
+        hands=2,
+    )
+    live.shared_mailbox().put(token, live.LEAVE_MESSAGE)
+    services.match_run(match_id=person_match.pk)
 
     tournament = tournaments.tournament_create(
         name="Autumn cup",
@@ -315,12 +317,11 @@ def build_world() -> World:
     tournaments.tournament_advance(tournament_id=tournament.pk)
 
     records, names = {}, {}
-    for match in Match.objects.filter(pk__in=[replay_match.pk, fault_match.pk, moon_match.pk]):
+    shown = [replay_match.pk, fault_match.pk, moon_match.pk, person_match.pk]
+    for match in Match.objects.filter(pk__in=shown):
         records[match.pk] = match.record
-        names[match.pk] = [
-            s.version.bot.name if s.version else s.builtin
-            for s in match.seats.select_related("version__bot").order_by("seat")
-        ]
+        seated = match.seats.select_related("version__bot", "person").order_by("seat")
+        names[match.pk] = [s.label for s in seated]
     return World(
         ladder=ladder.pk,
         owner=owner.username,
@@ -329,6 +330,7 @@ def build_world() -> World:
         replay_match=replay_match.pk,
         fault_match=fault_match.pk,
         moon_match=moon_match.pk,
+        person_match=person_match.pk,
         tournament=tournament.pk,
         records=records,
         names=names,

@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable
+import hashlib
 from typing import Any
 
 from django.db import connection
+from rest_framework.test import APIClient
 
+from arena import services
+from arena.models import BotVersion, Ladder, Match
 from bots_sdk.sandbox import SandboxUnavailable, default_launcher
-from tests.support import child_env
+from tests.support import child_env, wait_until
 
 
 def sandbox_env() -> dict[str, str | None]:
@@ -30,15 +32,64 @@ def worker_env(**extra: str) -> dict[str, str]:
     return child_env({"DATABASE_URL": url, **sandbox_env(), **extra})
 
 
-def wait_until(condition: Callable[[], Any], timeout: float, what: str) -> Any:
-    """Check ``condition`` until it holds (a database state written by a worker)."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = condition()
-        if value:
-            return value
-        time.sleep(0.2)  # polling a state; the condition, not the time, ends the wait
-    raise AssertionError(f"timed out waiting for {what}")
+def health_listing(hostname: str, tier: str) -> tuple[Any, dict[str, Any]]:
+    """GET /api/health/ until its ``tier`` ("workers" or "runners") lists the worker
+    ``hostname``: the answer and its body. The report asks every worker and takes the replies
+    that come within HEALTH_TIMEOUT (a second): a worker just started, on a busy machine, may
+    miss a report; it is asked again until it answers in time."""
+
+    def listed() -> tuple[Any, dict[str, Any]] | None:
+        response = APIClient().get("/api/health/")
+        body = response.json()
+        return (response, body) if hostname in body[tier][tier] else None
+
+    return wait_until(listed, f"/api/health/ to list {hostname} among its {tier}")
+
+
+#: A bot that takes 0.3 s at every decision, whatever the machine's speed.
+SLOW_BOT = b"""import time
+from bots_sdk import Bot, lowest
+
+
+class Slowpoke(Bot):
+    def pass_cards(self, view):
+        time.sleep(0.3)
+        return view.hand[:3]
+
+    def play(self, view):
+        time.sleep(0.3)
+        return lowest(view.legal)
+"""
+
+
+def slow_ladder_match(ladder: Ladder, seed: int | None = None) -> Match:
+    """A queued two-hand match of ``ladder`` between :data:`SLOW_BOT` (an active version of a
+    bot entered in it) and three of its built-ins. It lasts 8 s at least (28 decisions of
+    the slow bot), however fast the machine: a worker killed once it is playing is killed
+    mid-match (built-ins alone once finished before the kill)."""
+    owner = services.user_create(username="slow", password="a long passphrase")
+    bot = services.bot_create(owner=owner, name="slowpoke", join_ladders=[])
+    version = BotVersion.objects.create(
+        bot=bot,
+        number=1,
+        filename="bot.py",
+        code=SLOW_BOT,
+        sha256=hashlib.sha256(SLOW_BOT).hexdigest(),
+        status=BotVersion.Status.ACTIVE,
+    )
+    slow, _ = services.ladder_join(ladder=ladder, bot=bot)
+    builtins = list(ladder.entries.exclude(builtin="").order_by("pk")[:3])
+    return services.match_create(
+        kind=Match.Kind.LADDER,
+        ladder=ladder,
+        hands=2,
+        rules="standard",
+        seed=seed,
+        seats=[
+            services.SeatSpec(version=version, entry=slow),
+            *(services.SeatSpec(builtin=e.builtin, entry=e) for e in builtins),
+        ],
+    )
 
 
 def synthetic_history(ladder: Any, total: int, rng: Any) -> None:

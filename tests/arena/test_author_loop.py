@@ -28,9 +28,9 @@ from bots_sdk.remote import Platform, RemoteError
 from engine.rules import RuleSet
 from engine.state import GameState
 from tests.arena.browser import web_server
-from tests.arena.live import wait_until, worker_env
+from tests.arena.live import worker_env
 from tests.bots_sdk.test_sdk_package import _fresh_venv
-from tests.support import PROJECT_DIR, celery_worker, child_env, purge_queues
+from tests.support import DEADLINE, PROJECT_DIR, celery_worker, child_env, purge_queues, wait_until
 
 pytestmark = pytest.mark.django_db(transaction=True)  # (the standard ladder made afresh)
 PASSWORD = "a long passphrase"
@@ -172,7 +172,9 @@ def test_an_author_submits_follows_and_reproduces_from_the_terminal(
         "/api/matches/", {"seats": [bot.pk, "low", "random", "heuristic"], "hands": 1}
     )
     wait_until(
-        lambda: Match.objects.filter(pk=match["id"], status="finished").exists(), 300, "the match"
+        lambda: Match.objects.filter(pk=match["id"], status="finished").exists(),
+        "the match",
+        deadline=5 * DEADLINE,
     )
     match = Match.objects.get(pk=match["id"])
     listed = _bidel(ada, platform, "matches", "x", "--json")
@@ -307,7 +309,7 @@ def test_the_guides_terminal_section_runs_as_written(platform: str, tmp_path: Pa
                 "/api/matches/", {"seats": [bot_id, "low", "random", "heuristic"], "hands": 1}
             )["id"]
             played = Match.objects.filter(pk=match_id, status="finished")
-            wait_until(played.exists, 300, "the match")
+            wait_until(played.exists, "the match", deadline=5 * DEADLINE)
         argv = [arg.replace("42", str(match_id)) for arg in argv]
         done = _bidel(tmp_path, platform, *argv, stdin=stdin)
         assert done.returncode == 0, (line, done.stdout[-2000:], done.stderr[-2000:])
@@ -320,7 +322,7 @@ def _ladder_round(ladder: Ladder) -> None:
     """Fill the ladder and wait until its matches are played."""
     services.ladder_fill(ladder=ladder)
     open_matches = Match.objects.filter(ladder=ladder, status__in=["queued", "running"])
-    wait_until(lambda: not open_matches.exists(), 300, "the ladder's matches")
+    wait_until(lambda: not open_matches.exists(), "the ladder's matches", deadline=5 * DEADLINE)
 
 
 def test_two_versions_are_rated_apart_and_compared_in_words(platform: str, tmp_path: Path) -> None:
@@ -343,7 +345,9 @@ def test_two_versions_are_rated_apart_and_compared_in_words(platform: str, tmp_p
     services.ratings_recompute(ladder=ladder)
     bot = Bot.objects.get(name="x")
     compared = Comparison.objects.filter(bot=bot)
-    wait_until(lambda: compared.filter(status="finished").exists(), 300, "the comparison")
+    wait_until(
+        lambda: compared.filter(status="finished").exists(), "the comparison", deadline=5 * DEADLINE
+    )
 
     status = _bidel(tmp_path, platform, "status", "x", "--json")
     assert status.returncode == 0, status.stderr

@@ -34,7 +34,7 @@ from arena.models import BotVersion, Match
 from arena.services import tournaments
 from tests.arena.browser import web_server
 from tests.arena.live import worker_env
-from tests.support import PROJECT_DIR
+from tests.support import DEADLINE, PROJECT_DIR
 
 pytestmark = pytest.mark.django_db
 
@@ -369,42 +369,42 @@ def test_the_server_caps_request_bodies(server: Any, settings: Any) -> None:
     said = f"the limit is {limit} bytes"
     for path in ("/api/users/", "/api/token/", "/bots/1/upload/"):
         # Declared too large: refused at once, before any of the body is sent.
-        with socket.create_connection((host, port), timeout=60) as sock:
+        with socket.create_connection((host, port), timeout=DEADLINE) as sock:
             sock.sendall(_request_head(path, "127.0.0.1", f"Content-Length: {limit + 1}"))
-            status, body = _answer(sock, time.monotonic() + 60)
+            status, body = _answer(sock, time.monotonic() + DEADLINE)
         assert status == 413 and said.encode() in body, (path, body)
         assert body.startswith(b'{"detail"') == path.startswith("/api/"), body  # pages: text
 
         # Streamed without a length: refused once the bytes counted pass the limit (sent to
         # the byte: more, unread when the server closes, would reset the connection).
-        with socket.create_connection((host, port), timeout=60) as sock:
+        with socket.create_connection((host, port), timeout=DEADLINE) as sock:
             sock.sendall(_request_head(path, "127.0.0.1", "Transfer-Encoding: chunked"))
             _send_chunked(sock, limit + 1, end=False)
-            status, body = _answer(sock, time.monotonic() + 60)
+            status, body = _answer(sock, time.monotonic() + DEADLINE)
         assert status == 413 and said.encode() in body, (path, body)
 
     # At the limit, streamed: the server takes it whole and the application answers (DRF
     # reads a body of no declared length as empty: the fields are missing).
-    with socket.create_connection((host, port), timeout=60) as sock:
+    with socket.create_connection((host, port), timeout=DEADLINE) as sock:
         sock.sendall(_request_head("/api/users/", "127.0.0.1", "Transfer-Encoding: chunked"))
         _send_chunked(sock, limit, end=True)
-        status, body = _answer(sock, time.monotonic() + 60)
+        status, body = _answer(sock, time.monotonic() + DEADLINE)
     assert status == 400 and b"This field is required" in body, body
 
     # Too slow: the rest of the body not there within REQUEST_BODY_SECONDS.
-    with socket.create_connection((host, port), timeout=60) as sock:
+    with socket.create_connection((host, port), timeout=DEADLINE) as sock:
         sock.sendall(_request_head("/api/users/", "127.0.0.1", "Content-Length: 100") + b"{")
         started = time.monotonic()
-        status, body = _answer(sock, started + 60)
+        status, body = _answer(sock, started + DEADLINE)
     assert status == 408 and f"within {BODY_SECONDS} s".encode() in body, body
     assert time.monotonic() - started >= BODY_SECONDS  # the clock, not a closed socket
 
     # Within the cap, a body reaches the one parser policy as in the other tests.
     deep = b"[" * 30_000 + b"]" * 30_000
-    with socket.create_connection((host, port), timeout=60) as sock:
+    with socket.create_connection((host, port), timeout=DEADLINE) as sock:
         sock.sendall(_request_head("/api/users/", "127.0.0.1", f"Content-Length: {len(deep)}"))
         sock.sendall(deep)
-        status, body = _answer(sock, time.monotonic() + 60)
+        status, body = _answer(sock, time.monotonic() + DEADLINE)
     assert status == 400 and b"nests deeper than" in body, body
     assert "Traceback" not in server.log(), server.log()[-3000:]
 
@@ -419,12 +419,12 @@ def test_the_server_caps_websocket_messages(server: Any, settings: Any) -> None:
     host, port = _address(server.url)
     url = f"ws://{host}:{port}/ws/matches/{match.pk}/live/"
     limit = settings.WS_MESSAGE_MAX_BYTES
-    with ws_connect(url, origin=f"http://{host}:{port}", open_timeout=60) as socket_:
-        assert json.loads(socket_.recv(timeout=60))["type"] == "hello"
+    with ws_connect(url, origin=f"http://{host}:{port}", open_timeout=DEADLINE) as socket_:
+        assert json.loads(socket_.recv(timeout=DEADLINE))["type"] == "hello"
         socket_.send("x" * limit)  # at the limit: taken (a spectator's words are ignored)
         socket_.send("x" * (limit + 1))
         with pytest.raises(ConnectionClosed) as closed:
-            socket_.recv(timeout=60)
+            socket_.recv(timeout=DEADLINE)
     assert closed.value.rcvd is not None and closed.value.rcvd.code == 1009, closed.value
 
 

@@ -14,8 +14,8 @@ from django.test import Client
 from rest_framework.test import APIClient
 
 from arena.models import BotVersion, Ladder, Match, MatchSeat
-from tests.arena.live import sandbox_env, wait_until, worker_env
-from tests.support import celery_worker, purge_queues
+from tests.arena.live import sandbox_env, worker_env
+from tests.support import DEADLINE, celery_worker, purge_queues, wait_until
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -69,7 +69,9 @@ def test_a_bot_writing_nul_is_validated_played_stored_and_shown(settings: Any) -
                 format="multipart",
             )
             assert upload.status_code == 201
-            version = wait_until(lambda n=number: _version(client, bot, n), 120, "validation")
+            version = wait_until(
+                lambda n=number: _version(client, bot, n), "validation", deadline=2 * DEADLINE
+            )
             assert _safe(version["validation_log"])
             if number == 1:
                 assert version["status"] == "active", version["validation_log"]
@@ -82,8 +84,8 @@ def test_a_bot_writing_nul_is_validated_played_stored_and_shown(settings: Any) -
                 match_id = created.json()["id"]
                 wait_until(
                     lambda m=match_id: Match.objects.filter(pk=m, status="finished").exists(),
-                    120,
                     "the match played by the worker",
+                    deadline=2 * DEADLINE,
                 )
             else:
                 assert version["status"] == "rejected"

@@ -24,7 +24,7 @@ from engine.rules import PRESETS, RuleSet
 from engine.state import GameState, Phase
 from hearts_runner import live
 from hearts_runner.live import FileFeed, Publisher, RedisFeed
-from tests.support import requires_redis
+from tests.support import DEADLINE, requires_redis
 
 CARD = re.compile(r'"([2-9TJQKA][CDHS])"')
 
@@ -236,7 +236,7 @@ def _follow_and_publish(feed: Any, key: str) -> tuple[list[str], list[str]]:
         for n in range(50):
             await asyncio.to_thread(publisher, {"type": "frame", "n": n})
         await asyncio.to_thread(publisher, {"type": "end"})
-        await asyncio.wait_for(task, 30)
+        await asyncio.wait_for(task, DEADLINE)
         return got
 
     got = asyncio.run(scenario())
@@ -509,10 +509,10 @@ def test_the_sockets_refuse_unknown_games_and_pass_only_well_formed_answers() ->
         """Not this visitor's seat: told so after the handshake, then closed (4403)."""
         other = socket(f"/ws/play/{number}/", cookie)
         await other.send_input({"type": "websocket.connect"})
-        assert (await other.receive_output(10))["type"] == "websocket.accept"
-        said = json.loads((await other.receive_output(10))["text"])
+        assert (await other.receive_output(DEADLINE))["type"] == "websocket.accept"
+        said = json.loads((await other.receive_output(DEADLINE))["text"])
         assert said == {"type": "refused", "match": number}
-        closed = await other.receive_output(10)
+        closed = await other.receive_output(DEADLINE)
         assert (closed["type"], closed.get("code")) == ("websocket.close", 4403)
 
     async def scenario() -> None:
@@ -520,15 +520,15 @@ def test_the_sockets_refuse_unknown_games_and_pass_only_well_formed_answers() ->
         for path in (f"/ws/play/{token}/", "/ws/play/no-such/", "/ws/matches/999999/live/"):
             unknown = socket(path, token)
             await unknown.send_input({"type": "websocket.connect"})
-            closed = await unknown.receive_output(10)
+            closed = await unknown.receive_output(DEADLINE)
             assert (closed["type"], closed.get("code")) == ("websocket.close", 4404), path
         await refused(match.pk)  # no seat cookie
         await refused(match.pk, "not-the-secret")
         await refused(match.pk + 1000, token)  # the secret of another game
         seat = socket(f"/ws/play/{match.pk}/", token)
         await seat.send_input({"type": "websocket.connect"})
-        assert (await seat.receive_output(10))["type"] == "websocket.accept"
-        hello = json.loads((await seat.receive_output(10))["text"])
+        assert (await seat.receive_output(DEADLINE))["type"] == "websocket.accept"
+        hello = json.loads((await seat.receive_output(DEADLINE))["text"])
         assert (hello["type"], hello["seat"], hello["status"]) == ("hello", 0, "queued")
         assert hello["match"] == match.pk and token not in json.dumps(hello)
         for junk in (
@@ -544,7 +544,7 @@ def test_the_sockets_refuse_unknown_games_and_pass_only_well_formed_answers() ->
         answer = json.dumps({"id": 1, "action": "2C", "more": "dropped"})
         await seat.send_input({"type": "websocket.receive", "text": answer})
         await seat.send_input({"type": "websocket.disconnect", "code": 1000})
-        await seat.wait(10)
+        await seat.wait(DEADLINE)
 
     asyncio.run(scenario())
     mailbox = shared_mailbox()

@@ -5,7 +5,6 @@ into rejections with the reason and health red — nothing waits silently."""
 
 from __future__ import annotations
 
-import hashlib
 import os
 import signal
 import subprocess
@@ -27,8 +26,8 @@ from arena.models import BotVersion, Ladder, LadderEntry, Match
 from arena.services import dispatch as jobs
 from bots_sdk.referee.jobs import run_job
 from engine.record import verify
-from tests.arena.live import sandbox_env, wait_until, worker_env
-from tests.support import PROJECT_DIR, celery_worker, purge_queues
+from tests.arena.live import health_listing, sandbox_env, slow_ladder_match, worker_env
+from tests.support import DEADLINE, PROJECT_DIR, celery_worker, purge_queues, wait_until
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -62,21 +61,6 @@ class Looker(Bot):
         return view.hand[-3:]
 
     def play(self, view):
-        return lowest(view.legal)
-"""
-
-
-SLOW = """import time
-from bots_sdk import Bot, lowest
-
-
-class Slowpoke(Bot):
-    def pass_cards(self, view):
-        time.sleep(0.3)
-        return view.hand[:3]
-
-    def play(self, view):
-        time.sleep(0.3)
         return lowest(view.legal)
 """
 
@@ -159,7 +143,9 @@ def test_a_runner_with_no_secrets_validates_and_plays_uploads(tiers: Any) -> Non
         format="multipart",
     )
     assert upload.status_code == 201
-    version = wait_until(lambda: _settled(client, bot), 120, "validation by the runner")
+    version = wait_until(
+        lambda: _settled(client, bot), "validation by the runner", deadline=2 * DEADLINE
+    )
     assert version["status"] == "active", version["validation_log"]
     assert "LOOKED []" in version["validation_log"]
     created = client.post(
@@ -169,13 +155,12 @@ def test_a_runner_with_no_secrets_validates_and_plays_uploads(tiers: Any) -> Non
     match_id = created.json()["id"]
     wait_until(
         lambda: Match.objects.filter(pk=match_id, status="finished").exists(),
-        120,
         "the match played by the runner",
+        deadline=2 * DEADLINE,
     )
     logs = client.get(f"/api/matches/{match_id}/logs/").json()
     assert "LOOKED []" in logs["seats"][0]["stderr"]
-    health = APIClient().get("/api/health/").json()
-    assert played_by.hostname in health["runners"]["runners"]
+    _, health = health_listing(played_by.hostname, "runners")
     assert health["sandbox"]["ok"] is True
 
 
@@ -198,7 +183,7 @@ def test_without_a_sandbox_uploads_are_rejected_with_the_reason_and_health_is_re
 ) -> None:
     platform, runner = tiers
     platform()
-    runner(BIDEL_SANDBOX="jail", BIDEL_UNSAFE_NO_SANDBOX="")
+    refusing = runner(BIDEL_SANDBOX="jail", BIDEL_UNSAFE_NO_SANDBOX="")
     client = _client("grace")
     bot = client.post("/api/bots/", {"name": "unlucky"}).json()["id"]
     client.post(
@@ -206,13 +191,13 @@ def test_without_a_sandbox_uploads_are_rejected_with_the_reason_and_health_is_re
         {"file": SimpleUploadedFile("bot.py", LOOKER)},
         format="multipart",
     )
-    version = wait_until(lambda: _settled(client, bot), 60, "the refusal")
+    version = wait_until(lambda: _settled(client, bot), "the refusal")
     assert version["status"] == "rejected"
     assert "not validated: no runner could sandbox it" in version["validation_log"]
     assert "unknown sandbox backend 'jail'" in version["validation_log"]
-    response = APIClient().get("/api/health/")
+    response, health = health_listing(refusing.hostname, "runners")
     assert response.status_code == 503
-    assert "no runner can sandbox bots" in response.json()["sandbox"]["detail"]
+    assert "no runner can sandbox bots" in health["sandbox"]["detail"]
 
 
 def test_a_runner_killed_mid_match_loses_nothing_and_the_match_is_stored_once(
@@ -220,34 +205,10 @@ def test_a_runner_killed_mid_match_loses_nothing_and_the_match_is_stored_once(
 ) -> None:
     platform, runner = tiers
     ladder = Ladder.objects.get(name="standard")
-    # A bot that takes 0.3 s a decision: the match lasts 8 s at least, however fast the
-    # machine, so the kill lands mid-match (built-ins alone once finished before it).
-    owner = services.user_create(username="slow", password="a long passphrase")
-    bot = services.bot_create(owner=owner, name="slowpoke", join_ladders=[])
-    code = SLOW.encode()
-    version = BotVersion.objects.create(
-        bot=bot,
-        number=1,
-        filename="bot.py",
-        code=code,
-        sha256=hashlib.sha256(code).hexdigest(),
-        status=BotVersion.Status.ACTIVE,
-    )
-    slow, _ = services.ladder_join(ladder=ladder, bot=bot)
-    builtins = list(ladder.entries.exclude(builtin="").order_by("pk")[:3])
     platform(MATCH_LEASE_SECONDS="3")
     first = runner()
-    match = services.match_create(
-        kind=Match.Kind.LADDER,
-        ladder=ladder,
-        hands=2,
-        rules="standard",
-        seats=[
-            services.SeatSpec(version=version, entry=slow),
-            *(services.SeatSpec(builtin=e.builtin, entry=e) for e in builtins),
-        ],
-    )
-    wait_until(lambda: Match.objects.get(pk=match.pk).playing_since, 60, "a runner to begin")
+    match = slow_ladder_match(ladder)  # (8 s at least: the kill lands mid-match)
+    wait_until(lambda: Match.objects.get(pk=match.pk).playing_since, "a runner to begin")
     os.killpg(first.process.pid, signal.SIGKILL)  # the runner and its pool, mid-match
     first.process.wait(timeout=30)
     claims = {Match.objects.get(pk=match.pk).claim_token}
@@ -258,13 +219,12 @@ def test_a_runner_killed_mid_match_loses_nothing_and_the_match_is_stored_once(
             or Match.objects.get(pk=match.pk).status != "running"
             or Match.objects.get(pk=match.pk).claim_token not in claims
         ),
-        60,
         "the lease to expire",
     )
     done = wait_until(
         lambda: Match.objects.filter(pk=match.pk, status="finished").first(),
-        300,
         "the match to finish on the second runner",
+        deadline=5 * DEADLINE,
     )
     assert done.attempts >= 2 and done.claim_token not in claims
     assert verify(done.record)["valid"] and done.seats.exclude(rank=None).count() == 4

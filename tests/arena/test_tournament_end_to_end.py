@@ -22,8 +22,15 @@ from arena import selectors
 from arena.models import Ladder, Match, Tournament
 from arena.services import tournaments
 from engine.record import replay
-from tests.arena.live import sandbox_env, wait_until, worker_env
-from tests.support import celery_beat, celery_worker, purge_queues, requires_redis
+from tests.arena.live import sandbox_env, worker_env
+from tests.support import (
+    DEADLINE,
+    celery_beat,
+    celery_worker,
+    purge_queues,
+    requires_redis,
+    wait_until,
+)
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -96,13 +103,11 @@ def test_a_scheduled_tournament_starts_plays_and_finishes_by_itself(processes: A
     )
     processes.worker()
     processes.beat()
-    wait_until(
-        lambda: Tournament.objects.get(pk=tournament.pk).status == "running", 60, "the start"
-    )
+    wait_until(lambda: Tournament.objects.get(pk=tournament.pk).status == "running", "the start")
     done = wait_until(
         lambda: Tournament.objects.filter(pk=tournament.pk, status="finished").first(),
-        300,
         "the end",
+        deadline=5 * DEADLINE,
     )
     assert done.current_round == done.rounds > 1  # rounds advanced with nobody's help
     _consistent(done)
@@ -143,7 +148,7 @@ def _restart_redis() -> None:
         ping = ["redis-cli", "-u", django_settings.REDIS_URL, "ping"]
         return subprocess.run(ping, capture_output=True).stdout.strip() == b"PONG"
 
-    wait_until(answers, 30, "Redis to come back")
+    wait_until(answers, "Redis to come back")
 
 
 @requires_redis
@@ -166,13 +171,13 @@ def test_a_killed_worker_and_a_restarted_redis_lose_nothing(processes: Any) -> N
     processes.beat()
     wait_until(
         lambda: Match.objects.filter(tournament=tournament, status="finished").exists(),
-        120,
         "a first result",
+        deadline=2 * DEADLINE,
     )
     wait_until(
         lambda: Match.objects.filter(tournament=tournament, status="running").exists(),
-        120,
         "a match in play",
+        deadline=2 * DEADLINE,
     )
     os.killpg(doomed.process.pid, signal.SIGKILL)
     try:
@@ -181,8 +186,8 @@ def test_a_killed_worker_and_a_restarted_redis_lose_nothing(processes: Any) -> N
         subprocess.run(["redis-cli", "-u", django_settings.REDIS_URL, "ping"], capture_output=True)
     done = wait_until(
         lambda: Tournament.objects.filter(pk=tournament.pk, status="finished").first(),
-        600,
         "the end",
+        deadline=10 * DEADLINE,
     )
     _consistent(done)
     assert done.matches.filter(status="finished").count() == 12  # 3 deals x 4 rotations

@@ -14,6 +14,7 @@ from bots_sdk.referee.runner import TimeControl, bot_seed, fallback_action, play
 from engine.record import verify
 from engine.rules import RuleSet
 from engine.state import GameState
+from tests.sandboxes import UNHURRIED
 
 HOSTILE = Path(__file__).parent / "hostile"
 LOWEST = Path(__file__).parent / "lowest.py"  # (checked in: tests never write into tests/)
@@ -79,12 +80,15 @@ def test_bots_need_the_sandbox_unless_told(monkeypatch: pytest.MonkeyPatch) -> N
     ],
 )
 def test_faults_are_classified_and_the_fallback_plays_on(bot: str, kind: str) -> None:
+    # The sleeper's fault is time: a short clock, which its endless sleep is past on any
+    # machine. The others' is not: a clock no busy machine runs out of first.
+    clock = TimeControl(move=0.05, bank=0.05) if kind == "timeout" else UNHURRIED
     game = play_game(
         "standard",
         3,
         [str(HOSTILE / f"{bot}.py"), "low", "random", "heuristic"],
         hands=1,
-        time_control=TimeControl(move=0.05, bank=0.05),
+        time_control=clock,
         unsafe=True,
     )
     faults = game.seats[0].faults
@@ -95,13 +99,19 @@ def test_faults_are_classified_and_the_fallback_plays_on(bot: str, kind: str) ->
 
 
 def test_a_timeout_is_a_fault_but_not_the_end_of_the_bot(tmp_path: Path) -> None:
+    # Its first play sleeps 0.3 s past all the time it is offered, however fast the machine
+    # (charged its wall time less the referee's 0.2 s tolerance: still over), and ends before
+    # the wall clock's guard (its time + 0.5 s): its next play finds it awake. Each other
+    # decision has 2 s, which no busy machine's stall of a trivial play uses up.
     slow_once = tmp_path / "slow_once.py"
     slow_once.write_text(
         "import time\nfrom bots_sdk import Bot, lowest\n\n\nclass SlowOnce(Bot):\n"
         "    slept = False\n\n"
         "    def pass_cards(self, view):\n        return view.hand[:3]\n\n"
         "    def play(self, view):\n"
-        "        if not self.slept:\n            self.slept = True\n            time.sleep(0.8)\n"
+        "        if not self.slept:\n"
+        "            self.slept = True\n"
+        "            time.sleep(view.time_left + 0.3)\n"
         "        return lowest(view.legal)\n"
     )
     game = play_game(
@@ -109,11 +119,12 @@ def test_a_timeout_is_a_fault_but_not_the_end_of_the_bot(tmp_path: Path) -> None
         3,
         [str(slow_once), "low", "random", "heuristic"],
         hands=1,
-        time_control=TimeControl(move=0.1, bank=0.1),
+        time_control=TimeControl(move=1.0, bank=1.0),
         unsafe=True,
     )
-    assert [f["class"] for f in game.seats[0].faults] == ["timeout"]
-    assert not game.seats[0].replaced  # one timeout (past the 0.7 s wall guard): it plays on
+    faults = game.seats[0].faults
+    assert [(f["class"], f["decision"]) for f in faults] == [("timeout", "play")], faults
+    assert not game.seats[0].replaced  # one timeout: it plays on
 
 
 def test_time_bank_pays_for_overruns(tmp_path: Path) -> None:

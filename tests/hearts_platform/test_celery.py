@@ -14,7 +14,7 @@ from arena.tasks import ping
 from hearts_platform.celery import app
 from hearts_runner.broker import embedded_transport, redis_transport
 from tests.hearts_platform import broker_race
-from tests.support import celery_worker, child_env, client_app, requires_redis
+from tests.support import DEADLINE, celery_worker, child_env, client_app, requires_redis
 
 
 def test_app_is_configured_from_django_settings() -> None:
@@ -49,7 +49,7 @@ def test_every_project_task_has_an_explicit_name() -> None:
 def _round_trip(client, queue: str, worker_hostname: str) -> None:
     payload = {"seed": 123, "text": "بی‌دل"}
     result = client.send_task("arena.ping", args=[payload], queue=queue)
-    reply = result.get(timeout=60)
+    reply = result.get(timeout=DEADLINE)
     assert reply["payload"] == payload
     assert reply["worker"] == worker_hostname
     assert reply["pid"] != os.getpid()  # ran in the worker's process, not eagerly here
@@ -110,13 +110,15 @@ def test_the_embedded_broker_never_hands_out_a_half_written_message(tmp_path: Pa
     count = 1500
     context = multiprocessing.get_context("spawn")  # no fork of a process with threads
     results = context.Queue()
-    readers = [context.Process(target=broker_race.take, args=(options, results)) for _ in "ab"]
-    writer = context.Process(target=broker_race.put, args=(options, count))
+    readers = [
+        context.Process(target=broker_race.take, args=(options, results, DEADLINE)) for _ in "ab"
+    ]
+    writer = context.Process(target=broker_race.put, args=(options, count, len(readers)))
     for process in (*readers, writer):
         process.start()
-    outcomes = [results.get(timeout=120) for _ in readers]
+    outcomes = [results.get(timeout=2 * DEADLINE) for _ in readers]
     for process in (*readers, writer):
-        process.join(timeout=60)
+        process.join(timeout=DEADLINE)
         assert process.exitcode == 0
     taken = [i for outcome in outcomes for i in outcome[0]]
     assert [b for outcome in outcomes for b in outcome[1]] == []

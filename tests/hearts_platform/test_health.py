@@ -12,6 +12,7 @@ from rest_framework.test import APIClient
 from bots_sdk.sandbox import SandboxUnavailable, default_launcher
 from hearts_platform.celery import app
 from hearts_platform.health import check_broker, health_report
+from tests.arena.live import health_listing
 from tests.support import celery_worker, child_env, requires_postgres
 
 pytestmark = pytest.mark.django_db
@@ -44,8 +45,7 @@ def test_a_worker_that_is_no_runner_leaves_health_red() -> None:
     hostname = f"health-{uuid.uuid4().hex[:8]}@test"
     # Same environment as this test process, so the worker listens on the same broker.
     with celery_worker(env=child_env(), hostname=hostname, queues=[f"test-{uuid.uuid4().hex}"]):
-        response = APIClient().get("/api/health/")
-    body = response.json()
+        response, body = health_listing(hostname, "workers")
     if body["runners"]["ok"]:
         pytest.skip("another runner is serving this broker (e.g. a running demo)")
     assert response.status_code == 503, body
@@ -58,8 +58,7 @@ def test_with_a_runner_health_is_200_and_says_how_bots_are_confined() -> None:
     hostname = f"health-{uuid.uuid4().hex[:8]}@test"
     env = _sandbox_env()
     with celery_worker(env=env, hostname=hostname, queues=[f"test-{uuid.uuid4().hex}", "runner"]):
-        response = APIClient().get("/api/health/")
-    body = response.json()
+        response, body = health_listing(hostname, "runners")
     assert response.status_code == 200, body
     assert body["status"] == "ok"
     assert hostname in body["workers"]["workers"] and hostname in body["runners"]["runners"]
@@ -77,8 +76,7 @@ def test_runners_that_cannot_sandbox_make_health_red_with_the_reason() -> None:
     hostname = f"health-{uuid.uuid4().hex[:8]}@test"
     env = child_env({"BIDEL_SANDBOX": "jail", "BIDEL_UNSAFE_NO_SANDBOX": None})
     with celery_worker(env=env, hostname=hostname, queues=[f"test-{uuid.uuid4().hex}", "runner"]):
-        response = APIClient().get("/api/health/")
-    body = response.json()
+        response, body = health_listing(hostname, "runners")
     assert response.status_code == 503, body
     assert body["runners"]["ok"] and hostname in body["runners"]["runners"]
     assert body["sandbox"]["ok"] is False

@@ -12,7 +12,7 @@ from bots_sdk.builds import build
 from bots_sdk.referee.runner import TimeControl, run_match
 from bots_sdk.sandbox import Limits
 from engine.record import verify
-from tests.sandboxes import left_behind, sandbox_problem
+from tests.sandboxes import UNHURRIED, left_behind, sandbox_problem
 
 HOSTILE_C = Path(__file__).parent / "c" / "hostile.c"
 
@@ -43,13 +43,15 @@ def _hostile(tmp_path: Path, mode: str) -> Path:
     return folder
 
 
-def _hostile_match(bot: Path) -> tuple[list[dict[str, object]], str]:
+def _hostile_match(
+    bot: Path, clock: TimeControl = UNHURRIED
+) -> tuple[list[dict[str, object]], str]:
     result = run_match(
         "standard",
         7,
         [str(bot), "low", "random", "heuristic"],
         hands=1,
-        time_control=TimeControl(0.5, 1.0),
+        time_control=clock,
         limits=LIMITS,
     )
     game = result.games[0]
@@ -81,5 +83,6 @@ def test_a_c_bot_has_no_network_and_none_of_the_hosts_files(tmp_path: Path) -> N
 
 
 def test_a_c_bot_burning_cpu_is_stopped_by_its_clock(tmp_path: Path) -> None:
-    faults, _ = _hostile_match(_hostile(tmp_path, "CPU_BURN"))
+    # (a short clock: its loop without end is past it on any machine)
+    faults, _ = _hostile_match(_hostile(tmp_path, "CPU_BURN"), TimeControl(0.5, 1.0))
     assert faults and faults[0]["class"] == "timeout", faults

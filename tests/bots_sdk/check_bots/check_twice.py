@@ -1,4 +1,6 @@
-"""Answers every question twice: once itself on the protocol, once through the SDK."""
+"""Answers every question twice itself, in one write (and once more through the SDK): the
+second answer is there as soon as the first is read, however the machine schedules the bot,
+so the checker finds it without depending on how long it listens after an answer."""
 
 import json
 import os
@@ -8,7 +10,8 @@ from bots_sdk import Bot
 
 class Twice(Bot):
     def _answer(self, action):
-        os.write(1, (json.dumps({"type": "action", "id": 1, "action": action}) + "\n").encode())
+        line = json.dumps({"type": "action", "id": 1, "action": action}) + "\n"
+        os.write(1, (line * 2).encode())
         return action
 
     def pass_cards(self, view):
