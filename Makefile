@@ -45,9 +45,10 @@ install: $(VENV)/.installed install-run
 demo: install-run
 	$(BIN)/python manage.py demo
 
-# Two workers: the Docker engine's tests beside the rest (tests/lanes.py, conftest.py say why).
+# Three workers, one per lane: the Docker engine's tests, the standalone ones (engine, SDK),
+# the platform's (tests/lanes.py, conftest.py say why).
 test: install
-	$(BIN)/python -m pytest -n 2 $(PYTEST_ARGS)
+	$(BIN)/python -m pytest -n 3 $(PYTEST_ARGS)
 
 lint: install
 	$(BIN)/ruff check .

@@ -36,28 +36,28 @@ def pytest_configure(config: pytest.Config) -> None:
 
 @pytest.hookimpl(optionalhook=True)  # a hook of pytest-xdist's: none where it is not installed
 def pytest_xdist_make_scheduler(config, log):  # type: ignore[no-untyped-def]
-    """`make test` runs two workers (pytest-xdist, ``-n 2``): the files of the tests on a real
-    Docker engine in one, everything else in the other, each in collection order as a plain
-    run would take them. The Docker tests mostly wait (image builds, containers coming up, a
-    lease running out) while the rest mostly compute, so side by side they take about the
-    time of the longer; and the rest stay in one worker because they share services one at a
-    time (a test restarts Redis; throttles live in the cache). (xdist's own ``loadgroup``
-    cannot do this under pytest 9: it renames test ids through an attribute pytest no longer
-    reads.)"""
+    """`make test` runs three workers (pytest-xdist, ``-n 3``), one per lane of
+    :mod:`tests.lanes`, each in collection order as a plain run would take it: the tests on a
+    real Docker engine, which mostly wait (image builds, containers coming up, a lease running
+    out); the standalone ones (engine, SDK, hostile bots), which compute and need no service;
+    and the platform's, which stay in one worker because they share its services one at a
+    time (a test restarts Redis; throttles live in the cache). Side by side they take about
+    the time of the longest. (xdist's own ``loadgroup`` cannot do this under pytest 9: it
+    renames test ids through an attribute pytest no longer reads.)"""
     from xdist.scheduler import LoadScopeScheduling
 
-    class TwoLanes(LoadScopeScheduling):
+    class Lanes(LoadScopeScheduling):
         def _split_scope(self, nodeid: str) -> str:
             return lane(nodeid)
 
-    return TwoLanes(config, log)
+    return Lanes(config, log)
 
 
 REFUSED = pytest.StashKey[str]()
 
 
 def pytest_collection_modifyitems(config, items):  # type: ignore[no-untyped-def]
-    """Mark the tests the two lanes would run wrong (``tests.lanes.refusals``): each fails,
+    """Mark the tests the lanes would run wrong (``tests.lanes.refusals``): each fails,
     saying why, when its turn comes (a worker that refused its whole collection would only
     crash xdist's controller)."""
     problems = refusals((item.nodeid, bool(item.get_closest_marker("docker"))) for item in items)

@@ -25,7 +25,7 @@ def fresh_throttles(request: pytest.FixtureRequest) -> None:
     log-ins of arena.logins included (only the throttle keys on Redis — the cache may share it
     with the broker; the file cache's keys are hashed names, so it is emptied: it holds only
     throttles and debounce marks)."""
-    if lane(request.node.nodeid) == "docker":
+    if lane(request.node.nodeid) != "platform":
         return  # not the platform's cache (the worker beside it uses that one: leave it be)
     from django.core.cache import cache
 

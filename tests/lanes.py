@@ -1,24 +1,45 @@
-"""The two lanes of `make test` (pytest-xdist, ``-n 2``; the scheduler is in conftest.py):
-these files, the tests on a real Docker engine (the ``docker`` mark), in one worker; every
-other test in the other."""
+"""The three lanes of `make test` (pytest-xdist, ``-n 3``; the scheduler is in conftest.py),
+each a worker of its own: the tests on a real Docker engine (the ``docker`` mark), which
+mostly wait on builds and containers; the tests that need no service of the platform (the
+engine, the SDK, hostile bots against the referee, the static checks), which compute; and
+the platform's, which share its database, broker and cache one test at a time (a test
+restarts Redis; throttles live in the cache)."""
 
 from collections.abc import Iterable
 
 DOCKER_FILES = frozenset({"tests/test_compose_engine.py", "tests/bots_sdk/test_docker.py"})
+#: Where the tests that need neither the platform's database nor its broker nor its cache
+#: live (the modules' doctests included): the engine and the SDK never import Django.
+STANDALONE = (
+    "engine/",
+    "bots_sdk/",
+    "tests/engine/",
+    "tests/bots_sdk/",
+    "tests/hostile/",
+    "tests/test_static.py",
+    "tests/test_layout.py",
+)
 
 
 def lane(nodeid: str) -> str:
-    """``docker`` or ``main``: the worker a test runs in, by its file.
+    """``docker``, ``standalone`` or ``platform``: the worker a test runs in, by its file.
 
-    >>> lane("tests/test_compose_engine.py::test_down_leaves_no_container"), lane("engine/state.py")
-    ('docker', 'main')
+    >>> lane("tests/test_compose_engine.py::test_down_leaves_no_container")
+    'docker'
+    >>> lane("engine/state.py::engine.state"), lane("tests/hostile/test_referee.py::test_x")
+    ('standalone', 'standalone')
+    >>> lane("tests/arena/test_api.py::test_x"), lane("arena/docs.py::arena.docs")
+    ('platform', 'platform')
     """
-    return "docker" if nodeid.split("::", 1)[0] in DOCKER_FILES else "main"
+    path = nodeid.split("::", 1)[0]
+    if path in DOCKER_FILES:
+        return "docker"
+    return "standalone" if path.startswith(STANDALONE) else "platform"
 
 
 def refusals(tests: Iterable[tuple[str, bool]]) -> dict[str, str]:
     """What keeps tests of a collection of ``(test id, marked docker)`` from running right in
-    the two lanes, by test id: a docker test outside :data:`DOCKER_FILES` would run beside the
+    the lanes, by test id: a docker test outside :data:`DOCKER_FILES` would run beside the
     Docker tests, not apart; and of two tests with one id, xdist (which knows a test by its
     id) runs one and says nothing.
 

@@ -1,7 +1,8 @@
-"""`make test`'s two lanes, run for real: pytest with two xdist workers over a small tree that
-has the project's conftest.py and tests/lanes.py — the Docker files' tests all in one worker,
-every other test in the other; a docker-marked test elsewhere fails, saying where (two
-tests of one id likewise: `tests.lanes.refusals`, doctested)."""
+"""`make test`'s three lanes, run for real: pytest with three xdist workers over a small tree
+that has the project's conftest.py and tests/lanes.py — the Docker files' tests all in one
+worker, the standalone ones (engine, SDK) in another, the platform's in the third; a
+docker-marked test elsewhere fails, saying where (two tests of one id likewise:
+`tests.lanes.refusals`, doctested)."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ import pytest
 
 from tests.support import PROJECT_DIR, child_env
 
-pytest.importorskip("xdist", reason="pytest-xdist runs make test's two lanes")
+pytest.importorskip("xdist", reason="pytest-xdist runs make test's lanes")
 
 RECORD = """
 import os
@@ -30,10 +31,13 @@ def _record(name):
 def _tree(tmp_path: Path, other: str) -> Path:
     root = tmp_path / "tree"
     (root / "tests" / "bots_sdk").mkdir(parents=True)
+    (root / "tests" / "engine").mkdir()
     shutil.copy(PROJECT_DIR / "conftest.py", root / "conftest.py")
-    shutil.copy(PROJECT_DIR / "tests" / "lanes.py", root / "tests" / "lanes.py")
+    for module in ("lanes.py", "deadline.py"):  # (what the conftest imports)
+        shutil.copy(PROJECT_DIR / "tests" / module, root / "tests" / module)
     (root / "tests" / "__init__.py").write_text("")
     (root / "tests" / "bots_sdk" / "__init__.py").write_text("")
+    (root / "tests" / "engine" / "__init__.py").write_text("")
     (root / "tests" / "record.py").write_text(RECORD)
     docker = "from tests.record import _record\n" + "".join(
         f"def test_docker_{i}():\n    _record('docker_{i}')\n" for i in range(3)
@@ -42,6 +46,10 @@ def _tree(tmp_path: Path, other: str) -> Path:
     (root / "tests" / "bots_sdk" / "test_docker.py").write_text(
         "from tests.record import _record\ndef test_docker_backend():\n"
         "    _record('docker_backend')\n"
+    )
+    (root / "tests" / "engine" / "test_standalone.py").write_text(
+        "from tests.record import _record\n"
+        + "".join(f"def test_standalone_{i}():\n    _record('standalone_{i}')\n" for i in range(4))
     )
     (root / "tests" / "test_other.py").write_text("import pytest\n" + other)
     (root / "out").mkdir()
@@ -56,7 +64,7 @@ def _pytest(root: Path) -> subprocess.CompletedProcess[str]:
             "-m",
             "pytest",
             "-n",
-            "2",
+            "3",
             "-p",
             "no:cacheprovider",
             "-p",
@@ -72,7 +80,7 @@ def _pytest(root: Path) -> subprocess.CompletedProcess[str]:
     )
 
 
-def test_the_docker_files_run_in_one_worker_and_the_rest_in_the_other(tmp_path: Path) -> None:
+def test_each_lane_runs_in_a_worker_of_its_own(tmp_path: Path) -> None:
     others = "from tests.record import _record\n" + "".join(
         f"def test_main_{i}():\n    _record('main_{i}')\n" for i in range(6)
     )
@@ -80,10 +88,13 @@ def test_the_docker_files_run_in_one_worker_and_the_rest_in_the_other(tmp_path: 
     done = _pytest(root)
     assert done.returncode == 0, done.stdout + done.stderr
     workers = {path.name: path.read_text() for path in (root / "out").iterdir()}
-    assert len(workers) == 10, workers
-    docker = {w for name, w in workers.items() if name.startswith("docker")}
-    main = {w for name, w in workers.items() if name.startswith("main")}
-    assert len(docker) == 1 and len(main) == 1 and docker != main, workers
+    assert len(workers) == 14, workers
+    by_lane = {
+        lane: {w for name, w in workers.items() if name.startswith(lane)}
+        for lane in ("docker", "standalone", "main")
+    }
+    assert all(len(used) == 1 for used in by_lane.values()), workers
+    assert len(set.union(*by_lane.values())) == 3, workers  # three lanes, three workers
 
 
 def test_a_docker_test_outside_the_docker_files_fails_by_name(tmp_path: Path) -> None:
@@ -94,4 +105,4 @@ def test_a_docker_test_outside_the_docker_files_fails_by_name(tmp_path: Path) ->
     assert "tests/test_other.py::test_stray" in said
     assert "marked docker outside the Docker files" in said
     # the rest of the collection still ran, each in its lane
-    assert len(list((root / "out").iterdir())) == 4, said
+    assert len(list((root / "out").iterdir())) == 8, said
