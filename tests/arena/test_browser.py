@@ -146,6 +146,7 @@ def _pages(world: World) -> dict[str, str]:
         "bots": "/bots/",
         "matches": "/matches/",
         "builtin": "/bots/builtin/heuristic/",
+        "guides": "/docs/",
         "guide": "/docs/bots/",
         "play": "/play/",
     }
@@ -167,6 +168,7 @@ PAGE_NAMES = [
     "bots",
     "matches",
     "builtin",
+    "guides",
     "guide",
     "play",
 ]
@@ -199,6 +201,7 @@ def test_page_loads_with_real_data_fits_and_is_screenshotted(
             "bots": "Bots",
             "matches": "Matches",
             "builtin": "heuristic (built-in bot)",
+            "guides": "Guides",
             "guide": "Writing a Bidel bot",
             "play": "Play against bots",
         }
