@@ -45,10 +45,10 @@ install: $(VENV)/.installed install-run
 demo: install-run
 	$(BIN)/python manage.py demo
 
-# Three workers, one per lane: the Docker engine's tests, the standalone ones (engine, SDK),
-# the platform's (tests/lanes.py, conftest.py say why).
+# Four workers: the Docker engine's tests in one, every other file handed whole to the next
+# free worker, each worker with services of its own (tests/lanes.py, conftest.py say how).
 test: install
-	$(BIN)/python -m pytest -n 3 $(PYTEST_ARGS)
+	$(BIN)/python -m pytest -n 4 $(PYTEST_ARGS)
 
 lint: install
 	$(BIN)/ruff check .

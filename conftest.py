@@ -12,7 +12,7 @@ import pytest
 from hypothesis import HealthCheck, settings
 
 from tests.deadline import DEADLINE, DEFAULT_DEADLINE
-from tests.lanes import lane, refusals
+from tests.lanes import priority, refusals, unit
 
 os.environ.setdefault("PY_IGNORE_IMPORTMISMATCH", "1")
 
@@ -36,19 +36,24 @@ def pytest_configure(config: pytest.Config) -> None:
 
 @pytest.hookimpl(optionalhook=True)  # a hook of pytest-xdist's: none where it is not installed
 def pytest_xdist_make_scheduler(config, log):  # type: ignore[no-untyped-def]
-    """`make test` runs three workers (pytest-xdist, ``-n 3``), one per lane of
-    :mod:`tests.lanes`, each in collection order as a plain run would take it: the tests on a
-    real Docker engine, which mostly wait (image builds, containers coming up, a lease running
-    out); the standalone ones (engine, SDK, hostile bots), which compute and need no service;
-    and the platform's, which stay in one worker because they share its services one at a
-    time (a test restarts Redis; throttles live in the cache). Side by side they take about
-    the time of the longest. (xdist's own ``loadgroup`` cannot do this under pytest 9: it
-    renames test ids through an attribute pytest no longer reads.)"""
+    """`make test` runs pytest-xdist's workers (``-n``) over the units of :mod:`tests.lanes`:
+    the Docker engine's tests in one worker, in order; every other file handed whole to the
+    next free worker, the long ones first. Each worker has services of its own
+    (``tests.lanes.worker_services``). (xdist's own ``loadgroup`` cannot do this under pytest
+    9: it renames test ids through an attribute pytest no longer reads.)"""
     from xdist.scheduler import LoadScopeScheduling
 
     class Lanes(LoadScopeScheduling):
         def _split_scope(self, nodeid: str) -> str:
-            return lane(nodeid)
+            return unit(nodeid)
+
+        def _assign_work_unit(self, node):  # type: ignore[no-untyped-def]
+            # xdist hands out the front of its queue (collection order): put the next unit
+            # by tests.lanes.priority there first.
+            position = {name: at for at, name in enumerate(self.workqueue)}
+            first = min(self.workqueue, key=lambda name: priority(name, position[name]))
+            self.workqueue.move_to_end(first, last=False)
+            super()._assign_work_unit(node)
 
     return Lanes(config, log)
 
@@ -57,7 +62,7 @@ REFUSED = pytest.StashKey[str]()
 
 
 def pytest_collection_modifyitems(config, items):  # type: ignore[no-untyped-def]
-    """Mark the tests the lanes would run wrong (``tests.lanes.refusals``): each fails,
+    """Mark the tests the workers would run wrong (``tests.lanes.refusals``): each fails,
     saying why, when its turn comes (a worker that refused its whole collection would only
     crash xdist's controller)."""
     problems = refusals((item.nodeid, bool(item.get_closest_marker("docker"))) for item in items)

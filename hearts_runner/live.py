@@ -70,17 +70,25 @@ class Feed(Protocol):
 
 
 class RedisFeed:
-    """The feed in Redis: ``bidel:live:<key>`` (a list) and the channel of the same name."""
+    """The feed in Redis: ``bidel:live:<key>`` (a list) and the channel
+    ``bidel:live:<database>:<key>``. A key lives in the URL's database, but a channel is the
+    whole server's: named without the database, two installations sharing a server in two
+    databases (each with its match 1) would each hear the other's events (Celery names its
+    broadcasts the same way)."""
 
     def __init__(self, url: str) -> None:
         import redis
 
         self.url = url
         self.client = redis.Redis.from_url(url, socket_timeout=5)
+        self.database = int(self.client.connection_pool.connection_kwargs.get("db") or 0)
 
     @staticmethod
     def name(key: str) -> str:
         return f"bidel:live:{key}"
+
+    def channel(self, key: str) -> str:
+        return f"bidel:live:{self.database}:{key}"
 
     def reset(self, key: str) -> None:
         self.client.delete(self.name(key))
@@ -94,7 +102,7 @@ class RedisFeed:
         pipe.rpush(self.name(key), *lines)
         pipe.expire(self.name(key), TTL_SECONDS)
         for line in lines:
-            pipe.publish(self.name(key), line)
+            pipe.publish(self.channel(key), line)
         pipe.execute()
 
     def history(self, key: str) -> list[str]:
@@ -118,7 +126,7 @@ class RedisFeed:
         client = redis.asyncio.Redis.from_url(self.url)
         pubsub = client.pubsub()
         try:
-            await pubsub.subscribe(self.name(key))
+            await pubsub.subscribe(self.channel(key))
             ready.set()
             async for message in pubsub.listen():
                 if message["type"] == "message":

@@ -6,8 +6,6 @@ import pytest
 from django.conf import settings
 from kombu.utils.url import maybe_sanitize_url
 
-from tests.lanes import lane
-
 
 def pytest_report_header(config: pytest.Config) -> list[str]:
     database = settings.DATABASES["default"]
@@ -19,14 +17,13 @@ def pytest_report_header(config: pytest.Config) -> list[str]:
 
 
 @pytest.fixture(autouse=True)
-def fresh_throttles(request: pytest.FixtureRequest) -> None:
+def fresh_throttles() -> None:
     """Request throttles count per user id or per address (every test client is 127.0.0.1),
     and ids restart in every test database: forget the counts of earlier tests, the failed
     log-ins of arena.logins included (only the throttle keys on Redis — the cache may share it
     with the broker; the file cache's keys are hashed names, so it is emptied: it holds only
-    throttles and debounce marks)."""
-    if lane(request.node.nodeid) != "platform":
-        return  # not the platform's cache (the worker beside it uses that one: leave it be)
+    throttles and debounce marks). Each worker of `make test` has a cache of its own
+    (tests/lanes.py): this one empties no other's."""
     from django.core.cache import cache
 
     backend = type(cache).__name__

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import socket
 import subprocess
 import sys
 import threading
@@ -225,3 +226,49 @@ def celery_beat(*, env: Mapping[str, str], folder: Path) -> Iterator[WorkerProce
         yield beat
     finally:
         _stop_group(process)
+
+
+class RedisServer:
+    """A Redis server of a test's own (``redis-server`` on a free port of 127.0.0.1, keeping
+    nothing on disk), for a test that stops and restarts it: the machine's server is shared
+    by the tests running beside it."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            self.port = probe.getsockname()[1]
+        self.url = f"redis://127.0.0.1:{self.port}/0"
+        self.output: list[str] = []
+        self.process: subprocess.Popen[str] | None = None
+
+    def start(self) -> None:
+        argv = ["redis-server", "--port", str(self.port), "--bind", "127.0.0.1"]
+        argv += ["--save", "", "--appendonly", "no", "--dir", str(self.folder)]
+        self.process = subprocess.Popen(
+            argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+        )
+        wait_for_line(self.process, self.output, "Ready to accept connections", "redis-server")
+
+    def restart(self) -> None:
+        """Stop it, losing every key and message it held, and start it again on its port."""
+        self.stop()
+        self.output.clear()
+        self.start()
+
+    def stop(self) -> None:
+        if self.process is not None and self.process.poll() is None:
+            self.process.terminate()  # (without --save, it writes nothing as it goes)
+            self.process.wait(timeout=DEADLINE)
+        self.process = None
+
+
+@contextmanager
+def redis_server(folder: Path) -> Iterator[RedisServer]:
+    """A started :class:`RedisServer`, stopped at the end."""
+    server = RedisServer(folder)
+    server.start()
+    try:
+        yield server
+    finally:
+        server.stop()

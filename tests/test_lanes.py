@@ -1,8 +1,9 @@
-"""`make test`'s three lanes, run for real: pytest with three xdist workers over a small tree
-that has the project's conftest.py and tests/lanes.py — the Docker files' tests all in one
-worker, the standalone ones (engine, SDK) in another, the platform's in the third; a
-docker-marked test elsewhere fails, saying where (two tests of one id likewise:
-`tests.lanes.refusals`, doctested)."""
+"""`make test`'s spread over workers, run for real: pytest with three xdist workers over a
+small tree that has the project's conftest.py and tests/lanes.py. The Docker files' tests run
+in one worker, first and in order; every other file whole in one worker; the long files
+first; each worker with a Redis database and a var folder of its own. A docker-marked test
+elsewhere fails, saying where (two tests of one id likewise: `tests.lanes.refusals`,
+doctested)."""
 
 from __future__ import annotations
 
@@ -13,9 +14,10 @@ from pathlib import Path
 
 import pytest
 
+from tests.lanes import LONG_FIRST
 from tests.support import PROJECT_DIR, child_env
 
-pytest.importorskip("xdist", reason="pytest-xdist runs make test's lanes")
+pytest.importorskip("xdist", reason="pytest-xdist runs make test's workers")
 
 RECORD = """
 import os
@@ -23,55 +25,55 @@ from pathlib import Path
 
 
 def _record(name):
-    out = Path(os.environ["LANES_OUT"]) / name
-    out.write_text(os.environ.get("PYTEST_XDIST_WORKER", "none"))
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "none")
+    services = os.environ.get("REDIS_URL", "") + " " + os.environ.get("BIDEL_VAR_DIR", "")
+    with open(Path(os.environ["LANES_OUT"]) / worker, "a") as log:  # (this worker's alone)
+        log.write(f"{name} {services}\\n")
 """
+LONG = LONG_FIRST[0]
+
+
+def _file(root: Path, path: str, body: str) -> None:
+    for parent in reversed(Path(path).parents[:-1]):
+        (root / parent).mkdir(exist_ok=True)
+        (root / parent / "__init__.py").touch()
+    (root / path).write_text("import pytest\nfrom tests.record import _record\n" + body)
+
+
+def _tests(prefix: str, count: int) -> str:
+    return "".join(f"def test_{prefix}_{i}():\n    _record('{prefix}_{i}')\n" for i in range(count))
 
 
 def _tree(tmp_path: Path, other: str) -> Path:
     root = tmp_path / "tree"
-    (root / "tests" / "bots_sdk").mkdir(parents=True)
-    (root / "tests" / "engine").mkdir()
+    root.mkdir()
     shutil.copy(PROJECT_DIR / "conftest.py", root / "conftest.py")
+    _file(root, "tests/record.py", "")
+    (root / "tests" / "record.py").write_text(RECORD)
     for module in ("lanes.py", "deadline.py"):  # (what the conftest imports)
         shutil.copy(PROJECT_DIR / "tests" / module, root / "tests" / module)
-    (root / "tests" / "__init__.py").write_text("")
-    (root / "tests" / "bots_sdk" / "__init__.py").write_text("")
-    (root / "tests" / "engine" / "__init__.py").write_text("")
-    (root / "tests" / "record.py").write_text(RECORD)
-    docker = "from tests.record import _record\n" + "".join(
-        f"def test_docker_{i}():\n    _record('docker_{i}')\n" for i in range(3)
-    )
-    (root / "tests" / "test_compose_engine.py").write_text(docker)
-    (root / "tests" / "bots_sdk" / "test_docker.py").write_text(
-        "from tests.record import _record\ndef test_docker_backend():\n"
-        "    _record('docker_backend')\n"
-    )
-    (root / "tests" / "engine" / "test_standalone.py").write_text(
-        "from tests.record import _record\n"
-        + "".join(f"def test_standalone_{i}():\n    _record('standalone_{i}')\n" for i in range(4))
-    )
-    (root / "tests" / "test_other.py").write_text("import pytest\n" + other)
+    _file(root, "tests/test_compose_engine.py", _tests("docker", 3))
+    _file(root, "tests/bots_sdk/test_docker.py", _tests("docker_backend", 1))
+    for n in range(5):
+        _file(root, f"tests/engine/test_file{n}.py", _tests(f"file{n}", 4))
+    _file(root, LONG, _tests("long", 3))
+    _file(root, "tests/test_other.py", other)
     (root / "out").mkdir()
     return root
 
 
 def _pytest(root: Path) -> subprocess.CompletedProcess[str]:
-    env = child_env({"DJANGO_SETTINGS_MODULE": None, "LANES_OUT": str(root / "out")})
+    env = child_env(
+        {
+            "DJANGO_SETTINGS_MODULE": None,
+            "LANES_OUT": str(root / "out"),
+            "REDIS_URL": "redis://127.0.0.1:6379/3",  # (named, never reached)
+            "BIDEL_VAR_DIR": str(root / "var"),
+        }
+    )
     return subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pytest",
-            "-n",
-            "3",
-            "-p",
-            "no:cacheprovider",
-            "-p",
-            "no:django",
-            "-q",
-            "tests",
-        ],
+        [sys.executable, "-m", "pytest", "-n", "3", "-p", "tests.lanes"]
+        + ["-p", "no:cacheprovider", "-p", "no:django", "-q", "tests"],
         cwd=root,
         env=env,
         capture_output=True,
@@ -80,21 +82,49 @@ def _pytest(root: Path) -> subprocess.CompletedProcess[str]:
     )
 
 
-def test_each_lane_runs_in_a_worker_of_its_own(tmp_path: Path) -> None:
-    others = "from tests.record import _record\n" + "".join(
-        f"def test_main_{i}():\n    _record('main_{i}')\n" for i in range(6)
-    )
-    root = _tree(tmp_path, others)
+def _logs(root: Path) -> dict[str, list[list[str]]]:
+    """What each worker ran, in order: [test, its REDIS_URL, its BIDEL_VAR_DIR] per line."""
+    return {
+        log.name: [line.split(" ") for line in log.read_text().splitlines()]
+        for log in (root / "out").iterdir()
+    }
+
+
+def test_the_docker_tests_run_first_in_one_worker_and_each_file_whole_in_one(
+    tmp_path: Path,
+) -> None:
+    root = _tree(tmp_path, _tests("other", 2))
     done = _pytest(root)
     assert done.returncode == 0, done.stdout + done.stderr
-    workers = {path.name: path.read_text() for path in (root / "out").iterdir()}
-    assert len(workers) == 14, workers
-    by_lane = {
-        lane: {w for name, w in workers.items() if name.startswith(lane)}
-        for lane in ("docker", "standalone", "main")
+    logs = _logs(root)
+    ran = {line[0]: worker for worker, lines in logs.items() for line in lines}
+    assert len(ran) == 4 + 5 * 4 + 3 + 2, logs
+    docker = {ran[t] for t in ran if t.startswith("docker")}
+    assert len(docker) == 1, logs  # one worker, and those tests first in it, as collected
+    assert [line[0] for line in logs[docker.pop()][:4]] == [
+        "docker_backend_0",
+        "docker_0",
+        "docker_1",
+        "docker_2",
+    ], logs
+    for prefix in [f"file{n}_" for n in range(5)] + ["long_", "other_"]:
+        assert len({ran[t] for t in ran if t.startswith(prefix)}) == 1, (prefix, logs)
+    # the long file is the first thing its worker ran
+    assert any(lines[0][0] == "long_0" for lines in logs.values()), logs
+
+
+def test_each_worker_has_a_redis_database_and_a_var_folder_of_its_own(tmp_path: Path) -> None:
+    root = _tree(tmp_path, _tests("other", 2))
+    done = _pytest(root)
+    assert done.returncode == 0, done.stdout + done.stderr
+    services = {
+        worker: {(line[1], line[2]) for line in lines} for worker, lines in _logs(root).items()
     }
-    assert all(len(used) == 1 for used in by_lane.values()), workers
-    assert len(set.union(*by_lane.values())) == 3, workers  # three lanes, three workers
+    assert sorted(services) == ["gw0", "gw1", "gw2"], services
+    assert services == {
+        f"gw{n}": {(f"redis://127.0.0.1:6379/{3 + n}", str(root / "var" / "workers" / f"gw{n}"))}
+        for n in range(3)
+    }
 
 
 def test_a_docker_test_outside_the_docker_files_fails_by_name(tmp_path: Path) -> None:
@@ -104,5 +134,5 @@ def test_a_docker_test_outside_the_docker_files_fails_by_name(tmp_path: Path) ->
     assert done.returncode == pytest.ExitCode.TESTS_FAILED, said
     assert "tests/test_other.py::test_stray" in said
     assert "marked docker outside the Docker files" in said
-    # the rest of the collection still ran, each in its lane
-    assert len(list((root / "out").iterdir())) == 8, said
+    # the rest of the collection still ran
+    assert sum(len(lines) for lines in _logs(root).values()) == 4 + 5 * 4 + 3, said

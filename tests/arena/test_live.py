@@ -11,6 +11,7 @@ import time
 import uuid
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit, urlunsplit
 
 import pytest
 from django.conf import settings
@@ -388,6 +389,42 @@ def test_a_redis_feed_is_followed_and_kept() -> None:
         assert 0 < feed.client.ttl(feed.name(key)) <= 6 * 3600
     finally:
         feed.reset(key)
+
+
+@requires_redis
+def test_a_redis_feed_is_heard_in_its_own_database_only() -> None:
+    """Two installations on one Redis server, each in its database, each with its match 1: a
+    spectator of one never sees the other's events (a channel is the whole server's)."""
+    ours = RedisFeed(settings.REDIS_URL)
+    url = urlsplit(settings.REDIS_URL)
+    theirs = RedisFeed(urlunsplit(url._replace(path=f"/{(ours.database + 8) % 16}")))
+    assert theirs.database != ours.database
+    key = f"test-{uuid.uuid4().hex}"
+
+    async def scenario() -> list[str]:
+        ready = asyncio.Event()
+        got: list[str] = []
+
+        async def follow() -> None:
+            async for line in ours.follow(key, ready):
+                got.append(line)
+                if json.loads(line)["type"] == "end":
+                    return
+
+        task = asyncio.create_task(follow())
+        await ready.wait()
+        # theirs first, on the same connection's server: had it reached us, it would be first
+        await asyncio.to_thread(theirs.publish, key, {"type": "frame", "from": "theirs"})
+        await asyncio.to_thread(ours.publish, key, {"type": "end", "from": "ours"})
+        await asyncio.wait_for(task, DEADLINE)
+        return got
+
+    try:
+        got = asyncio.run(scenario())
+        assert [json.loads(line)["from"] for line in got] == ["ours"]
+    finally:
+        ours.reset(key)
+        theirs.reset(key)
 
 
 def test_the_cursor_drops_repeats_and_starts_over_on_a_new_run() -> None:

@@ -6,7 +6,6 @@ from __future__ import annotations
 import os
 import shutil
 import signal
-import subprocess
 import uuid
 from collections.abc import Iterator
 from contextlib import ExitStack
@@ -15,7 +14,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from django.conf import settings as django_settings
 from django.utils import timezone
 
 from arena import selectors
@@ -28,7 +26,7 @@ from tests.support import (
     celery_beat,
     celery_worker,
     purge_queues,
-    requires_redis,
+    redis_server,
     wait_until,
 )
 
@@ -52,18 +50,22 @@ def processes(settings: Any, tmp_path: Path) -> Iterator[Any]:
     with ExitStack() as stack:
 
         class Start:
+            #: Variables of the processes started from here on (a broker of the test's own).
+            extra: dict[str, str] = {}
+            enter = stack.enter_context
+
             @staticmethod
             def worker() -> Any:
                 name = f"t-{uuid.uuid4().hex[:6]}@test"
+                env = worker_env(**FAST, **Start.extra)
                 return stack.enter_context(
-                    celery_worker(
-                        env=worker_env(**FAST), hostname=name, queues=["celery", "runner"]
-                    )
+                    celery_worker(env=env, hostname=name, queues=["celery", "runner"])
                 )
 
             @staticmethod
             def beat() -> Any:
-                return stack.enter_context(celery_beat(env=worker_env(**FAST), folder=tmp_path))
+                env = worker_env(**FAST, **Start.extra)
+                return stack.enter_context(celery_beat(env=env, folder=tmp_path))
 
         yield Start
 
@@ -113,49 +115,14 @@ def test_a_scheduled_tournament_starts_plays_and_finishes_by_itself(processes: A
     _consistent(done)
 
 
-def _restart_redis() -> None:
-    subprocess.run(
-        ["redis-cli", "-u", django_settings.REDIS_URL, "shutdown", "nosave"],
-        capture_output=True,
-        timeout=30,
-    )
-    os.makedirs("/var/lib/redis", exist_ok=True)
-    os.makedirs("/var/log/redis", exist_ok=True)
-    subprocess.run(
-        [
-            "redis-server",
-            "--daemonize",
-            "yes",
-            "--bind",
-            "127.0.0.1",
-            "-::1",
-            "--port",
-            "6379",
-            "--save",
-            "",
-            "--appendonly",
-            "no",
-            "--dir",
-            "/var/lib/redis",
-            "--logfile",
-            "/var/log/redis/ci.log",
-        ],
-        check=True,
-        timeout=30,
-    )
-
-    def answers() -> bool:
-        ping = ["redis-cli", "-u", django_settings.REDIS_URL, "ping"]
-        return subprocess.run(ping, capture_output=True).stdout.strip() == b"PONG"
-
-    wait_until(answers, "Redis to come back")
-
-
-@requires_redis
 @pytest.mark.skipif(
     shutil.which("redis-server") is None, reason="redis-server is not installed here"
 )
-def test_a_killed_worker_and_a_restarted_redis_lose_nothing(processes: Any) -> None:
+def test_a_killed_worker_and_a_restarted_redis_lose_nothing(tmp_path: Path, processes: Any) -> None:
+    """The broker is a Redis server of the test's own, stopped and started again mid-run
+    (the machine's serves the tests running beside this one)."""
+    redis = processes.enter(redis_server(tmp_path))
+    processes.extra["REDIS_URL"] = redis.url
     tournament = tournaments.tournament_create(
         name="storm",
         format="round_robin",
@@ -180,10 +147,7 @@ def test_a_killed_worker_and_a_restarted_redis_lose_nothing(processes: Any) -> N
         deadline=2 * DEADLINE,
     )
     os.killpg(doomed.process.pid, signal.SIGKILL)
-    try:
-        _restart_redis()  # queued messages are gone with it: the database is the truth
-    finally:
-        subprocess.run(["redis-cli", "-u", django_settings.REDIS_URL, "ping"], capture_output=True)
+    redis.restart()  # queued messages are gone with it: the database is the truth
     done = wait_until(
         lambda: Tournament.objects.filter(pk=tournament.pk, status="finished").first(),
         "the end",
