@@ -12,12 +12,14 @@ overrides them. A token is never printed.
 
 from __future__ import annotations
 
+import http.client
 import json
 import os
 import secrets
 import socket
 import tempfile
-import urllib.error
+import threading
+import time
 import urllib.parse
 import urllib.request
 from collections.abc import Iterator, Mapping
@@ -31,6 +33,14 @@ import bots_sdk
 DEFAULT_URL = "http://localhost:8000"
 #: The most bytes of an answer read (a record of a long game is a few hundred KB).
 MAX_ANSWER = 64 * 1024 * 1024
+#: Seconds a request may take, its whole answer and its redirects included
+#: (``BIDEL_TIMEOUT``).
+TIMEOUT = 60.0
+#: Redirects followed for one request, each within the platform's own origin.
+MAX_REDIRECTS = 5
+REDIRECTS = frozenset({301, 302, 303, 307, 308})
+#: Pages of one list read at most (a list of 100 a page: 100,000 rows).
+MAX_PAGES = 1000
 
 
 class RemoteError(Exception):
@@ -54,6 +64,43 @@ def platform_url(url: str | None = None) -> str:
     if parts.scheme not in ("http", "https") or not parts.netloc:
         raise RemoteError(f"not a platform URL: {chosen!r} (for example {DEFAULT_URL})")
     return chosen
+
+
+def request_timeout() -> float:
+    """Seconds a request may take: ``BIDEL_TIMEOUT``, else :data:`TIMEOUT`."""
+    text = os.environ.get("BIDEL_TIMEOUT", "").strip()
+    if not text:
+        return TIMEOUT
+    try:
+        seconds = float(text)
+    except ValueError:
+        seconds = 0.0
+    if not 0 < seconds < float("inf"):
+        raise RemoteError(f"BIDEL_TIMEOUT={text!r} is not a positive number of seconds")
+    return seconds
+
+
+def _origin(url: str) -> tuple[str, str, int]:
+    """Where ``url`` is, as a browser would bind a credential to it.
+
+    >>> _origin("HTTP://Example.org/api/") == _origin("http://example.org:80/x")
+    True
+    >>> _origin("https://example.org") == _origin("http://example.org")
+    False
+    """
+    parts = urllib.parse.urlsplit(url)
+    try:
+        port = parts.port
+    except ValueError:
+        port = -1
+    default = 443 if parts.scheme.lower() == "https" else 80
+    return parts.scheme.lower(), (parts.hostname or "").lower(), port or default
+
+
+def _shown(url: str) -> str:
+    """``url``'s origin, for a message (never its path or query: they may be long)."""
+    parts = urllib.parse.urlsplit(url)
+    return f"{parts.scheme}://{parts.netloc}"[:200]
 
 
 # --- the credentials file ----------------------------------------------------------------------
@@ -145,10 +192,10 @@ class Answer:
 class Platform:
     """The REST API at ``url`` (``/api/…``), as ``token``'s owner when one is given."""
 
-    def __init__(self, url: str, token: str | None = None, timeout: float = 60.0) -> None:
+    def __init__(self, url: str, token: str | None = None, timeout: float | None = None) -> None:
         self.url = url
         self.token = token
-        self.timeout = timeout
+        self.timeout = timeout if timeout is not None else request_timeout()
 
     def request(
         self,
@@ -160,8 +207,12 @@ class Platform:
         file: tuple[str, bytes] | None = None,
         auth: bool = True,
     ) -> Answer:
-        """One request; a status of 400 or more raises :class:`RemoteError` in the platform's
-        words. ``data`` is sent as JSON, or with ``file`` as a multipart form."""
+        """One request, answered whole within :attr:`timeout` seconds (redirects included,
+        however slowly the answer comes); a status of 400 or more raises
+        :class:`RemoteError` in the platform's words. ``data`` is sent as JSON, or with
+        ``file`` as a multipart form. A redirect is followed only within the platform's own
+        origin (scheme, host and port): the token, and what is sent, never go elsewhere."""
+        deadline = time.monotonic() + self.timeout
         address = self.url + path
         if query:
             address += "?" + urllib.parse.urlencode(
@@ -177,15 +228,92 @@ class Platform:
             headers["Content-Type"] = "application/json"
         if auth and self.token:
             headers["Authorization"] = f"Token {self.token}"
-        request = urllib.request.Request(address, data=body, headers=headers, method=method)
+        for _ in range(MAX_REDIRECTS + 1):
+            answer = self._exchange(method, address, headers, body, deadline)
+            location = answer.headers.get("location")
+            if answer.status not in REDIRECTS or not location:
+                if answer.status >= 400:
+                    raise _refused(answer, self.url, auth and bool(self.token))
+                return answer
+            target = urllib.parse.urljoin(address, location)
+            if _origin(target) != _origin(self.url):
+                raise RemoteError(
+                    f"the platform at {self.url} redirected to another site "
+                    f"({_shown(target)}): not followed, so nothing of yours goes there "
+                    "(if that is the platform, use its address with --url)",
+                    answer.status,
+                )
+            if answer.status == 303 or (answer.status in (301, 302) and method != "HEAD"):
+                method, body = ("GET" if method != "HEAD" else method), None
+                headers.pop("Content-Type", None)
+            address = target
+        raise RemoteError(f"the platform at {self.url} redirected more than {MAX_REDIRECTS} times")
+
+    def _exchange(
+        self,
+        method: str,
+        address: str,
+        headers: Mapping[str, str],
+        body: bytes | None,
+        deadline: float,
+    ) -> Answer:
+        """One request and its whole answer, by ``deadline`` (``time.monotonic()``): a
+        watchdog cuts the connection then, whatever the server is doing (a trickle of one
+        byte at a time defeats a per-read timeout)."""
+        late = RemoteError(f"the platform at {self.url} did not answer within {self.timeout:g} s")
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            raise late
+        parts = urllib.parse.urlsplit(address)
+        kind = (
+            http.client.HTTPSConnection if parts.scheme == "https" else http.client.HTTPConnection
+        )
+        connection = kind(parts.hostname or "", parts.port, timeout=remaining)
+        cut = threading.Event()
+        watchdog: threading.Timer | None = None
+        response: http.client.HTTPResponse | None = None
         try:
-            with urllib.request.urlopen(request, timeout=self.timeout) as response:
-                return Answer(response.status, response.read(MAX_ANSWER), dict(response.headers))
-        except urllib.error.HTTPError as exc:
-            raise _refused(exc, self.url, auth and bool(self.token)) from None
-        except (urllib.error.URLError, OSError, ValueError) as exc:
-            reason = getattr(exc, "reason", exc)
+            connection.connect()  # (within the time left: the connection's timeout)
+            sock = connection.sock  # (the response keeps it after the connection lets go)
+
+            def cut_off() -> None:
+                cut.set()
+                try:
+                    sock.shutdown(socket.SHUT_RDWR)
+                except OSError:
+                    pass
+
+            watchdog = threading.Timer(max(0.0, deadline - time.monotonic()), cut_off)
+            watchdog.daemon = True
+            watchdog.start()
+            target = urllib.parse.urlunsplit(("", "", parts.path or "/", parts.query, ""))
+            connection.request(method, target, body=body, headers=dict(headers))
+            response = connection.getresponse()
+            chunks, size = [], 0
+            while chunk := response.read1(64 * 1024):
+                size += len(chunk)
+                if size > MAX_ANSWER:
+                    raise RemoteError(
+                        f"the platform at {self.url} answered more than {MAX_ANSWER} bytes"
+                    )
+                chunks.append(chunk)
+            if cut.is_set():
+                raise late
+            if response.length:  # (what Content-Length promised and never came)
+                raise RemoteError(f"the platform at {self.url} broke off its answer")
+            received = {name.lower(): value for name, value in response.getheaders()}
+            return Answer(response.status, b"".join(chunks), received)
+        except (OSError, http.client.HTTPException, ValueError) as exc:
+            if cut.is_set() or time.monotonic() >= deadline:
+                raise late from None
+            reason = getattr(exc, "reason", None) or exc or type(exc).__name__
             raise RemoteError(f"cannot reach the platform at {self.url}: {reason}") from None
+        finally:
+            if watchdog is not None:
+                watchdog.cancel()
+            if response is not None:
+                response.close()
+            connection.close()
 
     def get(self, path: str, **query: Any) -> Any:
         return self.request("GET", path, query=query).json()
@@ -195,11 +323,18 @@ class Platform:
         return answer.json() if answer.body else None
 
     def pages(self, path: str, limit: int | None = None, **query: Any) -> Iterator[Any]:
-        """The rows of a paged list, page after page (``limit``: at most that many)."""
+        """The rows of a paged list, page after page (``limit``: at most that many; never
+        more than :data:`MAX_PAGES` pages, whatever the platform says comes next)."""
         page, given = 1, 0
         while True:
+            if page > MAX_PAGES:
+                raise RemoteError(
+                    f"the platform's list {path} goes on past {MAX_PAGES} pages: stopped there"
+                )
             answer = self.get(path, page=page, **query)
             rows = answer.get("results", []) if isinstance(answer, dict) else answer
+            if not isinstance(rows, list):
+                raise RemoteError(f"the platform's list {path} is not a list")
             for row in rows:
                 if limit is not None and given >= limit:
                     return
@@ -268,14 +403,15 @@ def _multipart(fields: Mapping[str, Any], file: tuple[str, bytes]) -> tuple[byte
     return b"".join(parts), f"multipart/form-data; boundary={boundary}"
 
 
-def _refused(exc: urllib.error.HTTPError, url: str, with_token: bool) -> RemoteError:
+def _refused(answer: Answer, url: str, with_token: bool) -> RemoteError:
     """The platform's refusal in one line: its ``detail`` or its field errors."""
     try:
-        body = json.loads(exc.read(1024 * 1024) or b"null")
-    except (OSError, ValueError):
+        body = json.loads(answer.body[: 1024 * 1024] or b"null")
+    except ValueError:
         body = None
-    words = _words(body)
-    if exc.code == 401:
+    words = _words(body)[:500]
+    code = answer.status
+    if code == 401:
         if with_token:
             return RemoteError(
                 f"the platform at {url} refused the token ({words or 'not valid'}): "
@@ -283,9 +419,9 @@ def _refused(exc: urllib.error.HTTPError, url: str, with_token: bool) -> RemoteE
                 401,
             )
         return RemoteError(f"not logged in to {url}: run bidel login", 401)
-    if exc.code == 404:
+    if code == 404:
         words = words or "not found"
-    return RemoteError(words or f"the platform answered HTTP {exc.code}", exc.code)
+    return RemoteError(words or f"the platform answered HTTP {code}", code)
 
 
 def _words(body: Any) -> str:

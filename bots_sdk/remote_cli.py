@@ -114,11 +114,31 @@ def run(args: argparse.Namespace) -> int:
         platform = Platform(url, token_for(url))
         return int(HANDLERS[args.command](platform, args))
     except (RemoteError, Usage) as exc:
-        print(f"bidel: {exc}", file=sys.stderr)
+        print(f"bidel: {one_line(str(exc))}", file=sys.stderr)
+        return 2
+    except (KeyError, TypeError, AttributeError, IndexError, ValueError) as exc:
+        # An answer of the wrong shape (a list for an object, a field missing or of another
+        # type): the platform's fault or another program at that address, never a traceback.
+        said = one_line(f"{type(exc).__name__}: {exc}")[:200]
+        print(
+            f"bidel: the platform's answer is not what bidel expects ({said}): "
+            "is --url a Bidel platform?",
+            file=sys.stderr,
+        )
         return 2
     except KeyboardInterrupt:
         print("bidel: interrupted", file=sys.stderr)
         return 2
+
+
+def one_line(text: str) -> str:
+    """``text`` as one line of a terminal: a control character (a line break, an escape
+    sequence a hostile server sent) shown as a space.
+
+    >>> one_line("two\\nlines \\x1b[31mred")
+    'two lines  [31mred'
+    """
+    return "".join(" " if not c.isprintable() else c for c in text)
 
 
 def _out(args: argparse.Namespace, document: Any, text: str) -> None:
