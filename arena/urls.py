@@ -4,6 +4,7 @@ from django.urls import path, re_path
 from rest_framework.routers import DefaultRouter
 
 from arena.api import views
+from bots_sdk.ids import ID_PATTERN
 
 # No format suffixes (`/api/bots.json`): responses are JSON whatever the path, and the views
 # take no `format` argument (a POST to such a path was a 500).
@@ -20,7 +21,7 @@ urlpatterns = [
     path("token/renew/", views.TokenRenewView.as_view(), name="token-renew"),
     path("tokens/", views.TokenListView.as_view(), name="tokens"),
     re_path(
-        rf"^tokens/(?P<id>{views.ID_PATTERN})/$",
+        rf"^tokens/(?P<id>{ID_PATTERN})/$",
         views.TokenDetailView.as_view(),
         name="token-detail",
     ),

@@ -48,6 +48,7 @@ from arena.paging import CappedPaginator
 from arena.services import people
 from arena.uploads import read_upload
 from bots_sdk.builtin import BUILTIN
+from bots_sdk.ids import parse_id
 from bots_sdk.referee.frames import replay_frames, table_shape
 from engine.rules import PRESETS, RuleSet
 
@@ -215,22 +216,18 @@ def bots_index(request: HttpRequest) -> HttpResponse:
     )
 
 
-def _int_or_none(text: str | None) -> int | None:
-    return int(text) if text and text.isdigit() and len(text) < 12 else None
-
-
 def matches_index(request: HttpRequest) -> HttpResponse:
     get = request.GET
     kind = get.get("kind", "") if get.get("kind", "") in Match.Kind.values else ""
     opponent_text = get.get("opponent", "").strip()
-    opponent: int | str | None = _int_or_none(opponent_text)
+    opponent: int | str | None = parse_id(opponent_text)
     if opponent is None and opponent_text in BUILTIN:
         opponent = opponent_text
     query = selectors.matches(
-        bot=_int_or_none(get.get("bot")),
+        bot=parse_id(get.get("bot")),
         opponent=opponent,
         kind=kind or None,
-        tournament=_int_or_none(get.get("tournament")),
+        tournament=parse_id(get.get("tournament")),
     )
     return render(
         request,
@@ -1257,8 +1254,8 @@ def _seat_value(text: str) -> Any:
     """A seat as the API takes it: a built-in's name, a bot id, or a bot's name turned into
     its id (anything else is left for the serializer to refuse, in the API's words)."""
     text = text.strip()
-    if text.isascii() and text.isdigit() and len(text) <= 18:  # "²" is a digit, not a number
-        return int(text)
+    if parse_id(text) is not None:
+        return parse_id(text)
     if text and text not in BUILTIN:
         found = selectors.bot_id_named(text)
         if found is not None:

@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 import bots_sdk
+from bots_sdk.ids import parse_id
 
 #: Where ``--url`` points without ``BIDEL_URL``: the platform ``make demo`` runs.
 DEFAULT_URL = "http://localhost:8000"
@@ -360,8 +361,8 @@ class Platform:
 
     def bot(self, name: str) -> dict[str, Any]:
         """A bot by id, or the caller's by name."""
-        if name.isdigit():
-            return dict(self.get(f"/api/bots/{name}/"))
+        if parse_id(name) is not None:
+            return dict(self.get(f"/api/bots/{parse_id(name)}/"))
         if not self.token:
             raise RemoteError(
                 f"not logged in to {self.url}: run bidel login (or name the bot by its id)", 401

@@ -316,6 +316,7 @@ TOOL_MODULES = (
     "bots_sdk.cli",
     "bots_sdk.check",
     "bots_sdk.remote",
+    "bots_sdk.ids",  # (what an id is: the client's and the platform's)
     "bots_sdk.remote_cli",
     "bots_sdk.reproduce",
 )

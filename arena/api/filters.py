@@ -14,13 +14,14 @@ from arena.domain import formats
 from arena.models import Bot, Match, Tournament
 from arena.selectors import Seated, with_seats
 from bots_sdk.builtin import BUILTIN
+from bots_sdk.ids import ID_PATTERN
 
 # An id: a whole number from 1, short enough for a column ("²" is a digit to str.isdigit).
-_ID = RegexValidator(r"^[1-9][0-9]{0,17}$", "must be an id: a whole number from 1")
+_ID = RegexValidator(rf"^{ID_PATTERN}$", "must be an id: a whole number from 1")
 # A version's number: from 1, within its column (a PositiveIntegerField).
 _NUMBER = RegexValidator(r"^[1-9][0-9]{0,8}$", "must be a version number: a whole number from 1")
 _OPPONENT = RegexValidator(
-    r"^([1-9][0-9]{0,17}|" + "|".join(sorted(BUILTIN)) + ")$",
+    rf"^({ID_PATTERN}|" + "|".join(sorted(BUILTIN)) + ")$",
     f"a bot's id or a built-in's name ({', '.join(sorted(BUILTIN))})",
 )
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -35,10 +34,7 @@ from arena.errors import error_messages
 from arena.models import ApiToken
 from arena.services import comparisons, tournaments
 from arena.uploads import read_upload
-
-#: An id in a query or a path: 1 to 18 ASCII digits (within a signed 64-bit integer), no sign.
-ID_PATTERN = r"[1-9][0-9]{0,17}"
-_ID = re.compile(rf"\A{ID_PATTERN}\Z")
+from bots_sdk.ids import ID_PATTERN, parse_id
 
 
 def id_param(params: Any, name: str) -> int | None:
@@ -47,9 +43,10 @@ def id_param(params: Any, name: str) -> int | None:
     value = params.get(name)
     if value in (None, ""):
         return None
-    if not _ID.match(value):
+    found = parse_id(value)
+    if found is None:
         raise exceptions.ValidationError({name: "must be an id: a whole number from 1"})
-    return int(value)
+    return found
 
 
 def api_exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
@@ -215,9 +212,10 @@ class TokenView(APIView):
 
 
 class TokenRenewView(APIView):
-    """``POST /api/token/renew/`` with ``Authorization: Token <key>``: a fresh token (same
-    name, a full ``API_TOKEN_DAYS``) for the one presented, which stops working. An expired or
-    revoked token cannot be renewed: log in again."""
+    """``POST /api/token/renew/`` with ``Authorization: Token <key>``: a fresh key (same name,
+    same expiry: a renewal never extends a token's life past the log-in that made it) for the
+    one presented, which stops working. An expired or revoked token cannot be renewed: log in
+    again."""
 
     permission_classes = [permissions.IsAuthenticated]
     throttle_classes = [ScopedRateThrottle]
