@@ -55,10 +55,11 @@ def _token_limit() -> int:
 
 
 @transaction.atomic
-def token_create(*, user: Any, name: str) -> tuple[ApiToken, str]:
+def token_create(*, user: Any, name: str, expires: Any = None) -> tuple[ApiToken, str]:
     """A new API token for ``user``, and its key: the only time the key is known. It works for
-    ``API_TOKEN_DAYS``. One beyond ``API_TOKENS_PER_USER`` live tokens revokes the least
-    recently used (its holder is told why); of the dead ones only as many are remembered."""
+    ``API_TOKEN_DAYS`` (until ``expires``, when given: a renewal's). One beyond
+    ``API_TOKENS_PER_USER`` live tokens revokes the least recently used (its holder is told
+    why); of the dead ones only as many are remembered."""
     get_user_model().objects.select_for_update().filter(pk=user.pk).first()  # one at a time
     now = timezone.now()
     key = tokens.new_key()
@@ -68,7 +69,7 @@ def token_create(*, user: Any, name: str) -> tuple[ApiToken, str]:
         prefix=tokens.key_prefix(key),
         digest=tokens.key_digest(key),
         created=now,
-        expires=now + timedelta(days=settings.API_TOKEN_DAYS),
+        expires=expires or now + timedelta(days=settings.API_TOKEN_DAYS),
     )
     live = ApiToken.objects.filter(user=user, revoked__isnull=True, expires__gt=now)
     surplus = live.order_by(Coalesce("last_used", "created").desc(), "-id")[_token_limit() :]
@@ -107,8 +108,11 @@ def tokens_revoke(*, user: Any, keep: ApiToken | None = None) -> int:
 
 @transaction.atomic
 def token_renew(*, token: ApiToken) -> tuple[ApiToken, str]:
-    """A fresh token (same name, a full ``API_TOKEN_DAYS``) for a live ``token``, which is
-    revoked. Only once: of two renewals of one token at the same time, the second is refused."""
+    """A fresh key for a live ``token``, which is revoked: same name, same expiry. A renewal
+    changes the key (one copied before it is dead), never the life: a token ends
+    ``API_TOKEN_DAYS`` after the log-in with a password that made it, however often it is
+    renewed, so a thief holding a key cannot keep it alive. Only once: of two renewals of one
+    token at the same time, the second is refused."""
     now = timezone.now()
     taken = ApiToken.objects.filter(pk=token.pk, revoked__isnull=True, expires__gt=now).update(
         revoked=now, revoked_why=ApiToken.Revoked.RENEWED
@@ -117,7 +121,7 @@ def token_renew(*, token: ApiToken) -> tuple[ApiToken, str]:
         raise ValidationError(
             {"detail": gettext("this token was renewed or revoked already; log in again")}
         )
-    return token_create(user=token.user, name=token.name)
+    return token_create(user=token.user, name=token.name, expires=token.expires)
 
 
 #: The templates of the reset mail.

@@ -209,11 +209,26 @@ def test_renewing_gives_a_fresh_token_and_ends_the_one_presented() -> None:
     assert renewed.status_code == 200, renewed.content
     new = renewed.json()
     assert new["name"] == "laptop" and new["token"] != old["token"]
-    assert new["expires"] > old["expires"][:10]
     assert _as(new["token"]).get("/api/users/me/").status_code == 200
     said = _refusal(old["token"])
     assert said.startswith("this token was renewed on ") and "use the token the renewal" in said
     assert _as(old["token"]).post("/api/token/renew/").status_code == 401  # only once
+
+
+def test_renewing_never_extends_a_tokens_life_past_its_log_in() -> None:
+    """A thief holding a key and renewing it every day still loses it when the log-in that
+    made it is API_TOKEN_DAYS old: only the password makes a token that lives longer."""
+    _user()
+    issued = _log_in(name="laptop")
+    made = ApiToken.objects.get()
+    key = issued["token"]
+    for _ in range(3):
+        key = _as(key).post("/api/token/renew/").json()["token"]
+    last = ApiToken.objects.get(revoked__isnull=True)
+    assert last.expires == made.expires
+    ApiToken.objects.filter(pk=last.pk).update(expires=timezone.now() - timedelta(seconds=1))
+    assert _as(key).post("/api/token/renew/").status_code == 401  # expired: log in again
+    assert _as(key).get("/api/users/me/").status_code == 401
 
 
 def test_renewing_needs_a_token_presented() -> None:

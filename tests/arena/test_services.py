@@ -90,6 +90,7 @@ def test_a_token_is_made_per_log_in_and_renewed_once(owner) -> None:  # type: ig
     assert selectors.api_token_by_key(key) == token and selectors.api_token_by_key("x") is None
     fresh, fresh_key = services.token_renew(token=token)
     assert fresh.name == "laptop" and fresh_key != key
+    assert fresh.expires == token.expires  # a new key, never a longer life
     token.refresh_from_db()
     assert token.revoked is not None and token.revoked_why == "renewed"
     with translation.override("en"), pytest.raises(ValidationError, match="revoked already"):
