@@ -37,9 +37,15 @@ requires_postgres = pytest.mark.skipif(
 )
 
 
+#: pytest-xdist's word to a worker that it is one (tests/lanes.py acts on it): a pytest that a
+#: test starts is a run of its own, never a worker of this one.
+XDIST_VARIABLES = ("PYTEST_XDIST_WORKER", "PYTEST_XDIST_WORKER_COUNT", "PYTEST_XDIST_TESTRUNUID")
+
+
 def child_env(overrides: Mapping[str, str | None] = {}) -> dict[str, str]:
-    """The current environment with ``overrides`` applied (None removes a variable)."""
-    env = dict(os.environ)
+    """The current environment with ``overrides`` applied (None removes a variable), without
+    :data:`XDIST_VARIABLES`."""
+    env = {name: value for name, value in os.environ.items() if name not in XDIST_VARIABLES}
     env.setdefault("DEBUG", "1")
     for name, value in overrides.items():
         if value is None:

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import functools
 import logging
+import multiprocessing
 import tempfile
 import time
 from collections.abc import Callable, Sequence
@@ -369,7 +370,11 @@ def run_match(
     if jobs > 1:
         if observer is not None or config.launcher is not None or config.people is not None:
             raise ValueError("games in other processes take no observer, launcher or people")
-        with ProcessPoolExecutor(jobs) as pool:
+        # Forked from a clean server process, never from this one: a fork copies one thread
+        # of a process that may have others (a host's web server, a test's) holding locks.
+        with ProcessPoolExecutor(
+            jobs, mp_context=multiprocessing.get_context("forkserver")
+        ) as pool:
             futures = [
                 pool.submit(
                     play_game,

@@ -2,8 +2,8 @@ from __future__ import annotations
 
 import pytest
 
-from arena.models import Ladder, LadderEntry
 from tests.arena.every_kind import every_kind  # noqa: F401 (a fixture: every kind of row)
+from tests.arena.every_kind import standard_ladder as migrated_standard_ladder
 
 
 @pytest.fixture(autouse=True)
@@ -14,8 +14,4 @@ def standard_ladder(request: pytest.FixtureRequest) -> None:
     if marker is None:
         return
     request.getfixturevalue("transactional_db" if marker.kwargs.get("transaction") else "db")
-    ladder, _ = Ladder.objects.get_or_create(
-        name="standard", defaults={"rules": "standard", "table_size": 4}
-    )
-    for name in ("random", "low", "heuristic", "montecarlo"):
-        LadderEntry.objects.get_or_create(ladder=ladder, builtin=name)
+    migrated_standard_ladder()

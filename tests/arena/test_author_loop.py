@@ -29,7 +29,7 @@ from engine.rules import RuleSet
 from engine.state import GameState
 from tests.arena.browser import web_server
 from tests.arena.live import worker_env
-from tests.bots_sdk.test_sdk_package import _fresh_venv
+from tests.bots_sdk.test_sdk_package import shared_fresh_venv
 from tests.support import DEADLINE, PROJECT_DIR, celery_worker, child_env, purge_queues, wait_until
 
 pytestmark = pytest.mark.django_db(transaction=True)  # (the standard ladder made afresh)
@@ -376,8 +376,7 @@ def test_a_fresh_venv_holding_only_the_sdk_logs_in_and_submits(
 ) -> None:
     """What a new author has: ``pip install bidel-sdk`` and nothing else (no Django, no
     requests): ``bidel login`` and ``bidel submit`` reach the platform."""
-    (tmp_path / "sdk").mkdir()
-    fresh = _fresh_venv(tmp_path / "sdk")
+    fresh = shared_fresh_venv()
     bidel = [str(fresh / "venv" / "bin" / "bidel")]
     get_user_model().objects.create_user("ada", password=PASSWORD)
     home = tmp_path / "home"

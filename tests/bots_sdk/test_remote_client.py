@@ -30,6 +30,8 @@ class Server(ThreadingHTTPServer):
 
     def __init__(self, behaviour: Behaviour) -> None:
         self.behaviour = behaviour
+        #: Set when the test is done with the server: a handler that goes on for ever stops.
+        self.over = threading.Event()
         #: (method, path, Host, Authorization) of every request, in order.
         self.seen: list[tuple[str, str, str, str]] = []
         super().__init__(("127.0.0.1", 0), Handler)
@@ -70,6 +72,7 @@ def serving(behaviour: Behaviour) -> Iterator[Server]:
     try:
         yield server
     finally:
+        server.over.set()
         server.shutdown()
         server.server_close()
 
@@ -190,27 +193,30 @@ def test_endless_redirects_within_the_platform_end(tmp_path: Path) -> None:
     assert len(platform.seen) == remote.MAX_REDIRECTS + 1
 
 
+def _over(handler: BaseHTTPRequestHandler, wait: float) -> bool:
+    """Whether the test is done with ``handler``'s server (waiting ``wait`` seconds to see)."""
+    return handler.server.over.wait(wait)  # type: ignore[attr-defined]
+
+
 def _trickle_body(handler: BaseHTTPRequestHandler) -> None:
     handler.send_response(200)
     handler.send_header("Content-Type", "application/json")
     handler.send_header("Content-Length", str(10**6))
     handler.end_headers()
-    while True:  # one byte at a time, for ever: a per-read timeout never fires
-        handler.wfile.write(b" ")
+    while not _over(handler, 0.2):  # a byte at a time until the test ends: a per-read timeout
+        handler.wfile.write(b" ")  # never fires
         handler.wfile.flush()
-        time.sleep(0.2)
 
 
 def _trickle_headers(handler: BaseHTTPRequestHandler) -> None:
     handler.wfile.write(b"HTTP/1.1 200 OK\r\n")
-    while True:
+    while not _over(handler, 0.2):
         handler.wfile.write(b"X")
         handler.wfile.flush()
-        time.sleep(0.2)
 
 
 def _silent(handler: BaseHTTPRequestHandler) -> None:
-    time.sleep(10 * DEADLINE)
+    _over(handler, 10 * DEADLINE)
 
 
 @pytest.mark.parametrize("behaviour", [_trickle_body, _trickle_headers, _silent])

@@ -5,11 +5,15 @@ Django."""
 
 from __future__ import annotations
 
+import fcntl
 import json
+import os
 import shutil
 import subprocess
 import sys
 import sysconfig
+import tempfile
+import time
 import tomllib
 import zipfile
 from pathlib import Path
@@ -77,10 +81,29 @@ def _fresh_venv(root: Path, compiler: str | None = None) -> Path:
     return root
 
 
+def shared_fresh_venv() -> Path:
+    """:func:`_fresh_venv` with the system's compiler, built once per test run (by the first
+    worker to ask; the others wait for it) and shared by the tests that only use it: building
+    the compiled wheel is a minute of CPU. Nothing may change it."""
+    run = os.environ.get("PYTEST_XDIST_TESTRUNUID") or f"pid{os.getpid()}"
+    root = Path(tempfile.gettempdir()) / f"bidel-sdk-venv-{run}"
+    with open(root.with_name(root.name + ".lock"), "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not (root / "built").exists():
+            for old in root.parent.glob("bidel-sdk-venv-*"):  # earlier runs' (a day old)
+                if old != root and time.time() - old.stat().st_mtime > 24 * 3600:
+                    shutil.rmtree(old, ignore_errors=True) if old.is_dir() else old.unlink()
+            shutil.rmtree(root, ignore_errors=True)  # (a build that failed half-way)
+            root.mkdir()
+            _fresh_venv(root)
+            (root / "built").touch()
+    return root
+
+
 @pytest.fixture(scope="module")
-def fresh(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def fresh() -> Path:
     """A fresh venv with the SDK built here: compiled where this machine has a C compiler."""
-    return _fresh_venv(tmp_path_factory.mktemp("sdk"))
+    return shared_fresh_venv()
 
 
 def _compiler_here() -> bool:
@@ -178,9 +201,10 @@ def test_every_sdk_module_imports_without_django_and_the_extras_say_how_to_get_t
 
 
 @pytest.mark.skipif(bool(sandbox_problem()), reason=f"no sandbox here: {sandbox_problem()}")
-def test_a_fresh_venv_plays_a_new_bot_in_the_sandbox_in_duplicate(fresh: Path) -> None:
-    work = fresh / "work"
-    work.mkdir(exist_ok=True)
+def test_a_fresh_venv_plays_a_new_bot_in_the_sandbox_in_duplicate(
+    fresh: Path, tmp_path: Path
+) -> None:
+    work = tmp_path
     bidel = fresh / "venv/bin/bidel"
     made = _run(bidel, "new", "my_bot", cwd=work)
     assert made.returncode == 0 and (work / "my_bot.py").is_file(), made.stderr
@@ -208,10 +232,9 @@ def test_a_fresh_venv_plays_a_new_bot_in_the_sandbox_in_duplicate(fresh: Path) -
 
 @pytest.mark.skipif(bool(sandbox_problem()), reason=f"no sandbox here: {sandbox_problem()}")
 @pytest.mark.skipif(shutil.which("g++") is None, reason="g++ is not installed here")
-def test_the_wheel_carries_the_starter_kits(fresh: Path) -> None:
+def test_the_wheel_carries_the_starter_kits(fresh: Path, tmp_path: Path) -> None:
     """A C++ bot from the wheel's kit builds and plays in the sandbox."""
-    work = fresh / "kits"
-    work.mkdir(exist_ok=True)
+    work = tmp_path
     bidel = fresh / "venv/bin/bidel"
     kit = _run(bidel, "new", "--lang", "cpp", "cpp_bot", cwd=work)
     assert kit.returncode == 0 and (work / "cpp_bot" / "bidel.toml").is_file(), kit.stderr
@@ -221,9 +244,10 @@ def test_the_wheel_carries_the_starter_kits(fresh: Path) -> None:
 
 
 @pytest.mark.skipif(bool(sandbox_problem()), reason=f"no sandbox here: {sandbox_problem()}")
-def test_a_sandboxed_bot_simulates_with_the_same_build_as_the_referee(fresh: Path) -> None:
-    work = fresh / "which"
-    work.mkdir(exist_ok=True)
+def test_a_sandboxed_bot_simulates_with_the_same_build_as_the_referee(
+    fresh: Path, tmp_path: Path
+) -> None:
+    work = tmp_path
     (work / "which.py").write_text(
         "import sys\n"
         "import engine\n"
