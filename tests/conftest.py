@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 from django.conf import settings
@@ -14,6 +15,30 @@ def pytest_report_header(config: pytest.Config) -> list[str]:
         f"bidel: database {database['ENGINE'].rsplit('.', 1)[-1]} ({where}); "
         f"broker {maybe_sanitize_url(settings.CELERY_BROKER_URL)}"
     ]
+
+
+@pytest.fixture(scope="session")
+def django_db_modify_db_settings(
+    django_db_modify_db_settings_parallel_suffix: None, django_db_blocker: Any
+) -> None:
+    """Before this run makes its test databases (``test_<name>_gw<n>``): end every session
+    still connected to them. Such a session is a leftover of an earlier run on this machine
+    (a worker that hung, killed by its run's deadline, its connection still open), and it
+    would keep pytest-django from dropping the old database: every test of this worker
+    would fail at its set-up."""
+    from django.db import connections
+
+    for alias in connections:
+        connection = connections[alias]
+        if connection.vendor != "postgresql":
+            continue
+        name = connection.creation._get_test_db_name()
+        with django_db_blocker.unblock(), connection._nodb_cursor() as cursor:
+            cursor.execute(
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
+                " WHERE datname = %s AND pid <> pg_backend_pid()",
+                [name],
+            )
 
 
 @pytest.fixture(autouse=True)

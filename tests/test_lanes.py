@@ -10,12 +10,14 @@ from __future__ import annotations
 import shutil
 import subprocess
 import sys
+import uuid
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from tests.lanes import LONG_FIRST
-from tests.support import PROJECT_DIR, child_env
+from tests.support import DEADLINE, PROJECT_DIR, child_env, requires_postgres
 
 pytest.importorskip("xdist", reason="pytest-xdist runs make test's workers")
 
@@ -136,3 +138,45 @@ def test_a_docker_test_outside_the_docker_files_fails_by_name(tmp_path: Path) ->
     assert "marked docker outside the Docker files" in said
     # the rest of the collection still ran
     assert sum(len(lines) for lines in _logs(root).values()) == 4 + 5 * 4 + 3, said
+
+
+@requires_postgres
+def test_a_session_left_on_a_test_database_by_an_earlier_run_does_not_stop_this_one(
+    tmp_path: Path,
+) -> None:
+    """A worker of an earlier run that hung keeps its connection to its test database; the
+    next run on the machine ends that session before it drops and makes the database again
+    (else every test of that worker errs at its set-up: "database ... already exists")."""
+    import psycopg
+    from django.db import connection
+
+    config = connection.settings_dict
+    where = f"postgres://{config['USER']}@{config['HOST']}:{config['PORT'] or 5432}"
+    name = f"leftover{uuid.uuid4().hex[:8]}"
+    with psycopg.connect(f"{where}/postgres", autocommit=True) as admin:
+        admin.execute(f'CREATE DATABASE "test_{name}"')
+    leftover = psycopg.connect(f"{where}/test_{name}", autocommit=True)
+    try:
+        done = subprocess.run(
+            [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q"]
+            + ["tests/arena/test_selectors.py", "-k", "not every"],
+            cwd=PROJECT_DIR,
+            env=child_env({"DATABASE_URL": f"{where}/{name}", "REDIS_URL": None}),
+            capture_output=True,
+            text=True,
+            timeout=10 * DEADLINE,
+        )
+        assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+        assert leftover.closed or leftover.broken or _ended(leftover)
+    finally:
+        leftover.close()
+        with psycopg.connect(f"{where}/postgres", autocommit=True) as admin:
+            admin.execute(f'DROP DATABASE IF EXISTS "test_{name}" WITH (FORCE)')
+
+
+def _ended(session: Any) -> bool:
+    try:
+        session.execute("SELECT 1")
+    except Exception:  # noqa: BLE001 — any error of a terminated session
+        return True
+    return False
