@@ -32,6 +32,7 @@ from arena import services
 from arena.api.parsers import MAX_JSON_BYTES, MAX_JSON_DEPTH, PARSER_CLASSES
 from arena.models import BotVersion, Match
 from arena.services import tournaments
+from hearts_platform.urls import IdConverter
 from tests.arena.browser import web_server
 from tests.arena.live import worker_env
 from tests.support import DEADLINE, PROJECT_DIR
@@ -292,7 +293,7 @@ _PARAMETER = re.compile(r"<(?:\w+:)?(?P<name>\w+)>")
 
 def _fill(match: re.Match[str], *, converters: dict[str, Any], ids: dict[str, int]) -> str:
     name = match["name"]
-    if isinstance(converters.get(name), IntConverter):
+    if isinstance(converters.get(name), (IntConverter, IdConverter)):
         return str(ids.get(name.removesuffix("_id"), 1))
     return PAGE_PARAMETERS.get(name, "x")
 
