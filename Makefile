@@ -46,9 +46,10 @@ demo: install-run
 	$(BIN)/python manage.py demo
 
 # Four workers: the Docker engine's tests in one, every other file handed whole to the next
-# free worker, each worker with services of its own (tests/lanes.py, conftest.py say how).
+# free worker, each worker with services of its own (tests/lanes.py, conftest.py say how;
+# -p loads the plugin that gives them, before the settings load).
 test: install
-	$(BIN)/python -m pytest -n 4 $(PYTEST_ARGS)
+	$(BIN)/python -m pytest -p tests.lanes -n 4 $(PYTEST_ARGS)
 
 lint: install
 	$(BIN)/ruff check .

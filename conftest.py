@@ -25,9 +25,20 @@ settings.load_profile("bidel")
 
 @pytest.hookimpl(tryfirst=True)  # before pytest-timeout reads its settings
 def pytest_configure(config: pytest.Config) -> None:
-    """pytest-timeout's ceiling on a test (pyproject's ``timeout``, for a test that hangs) grows
+    """Workers of pytest-xdist share no service unless ``-p tests.lanes`` gave each its own
+    (``make test`` does; a plain ``pytest`` cannot load it from the command line's options,
+    since ``tests`` is importable only once the conftests load): refused without it, saying
+    so, rather than failing by chance.
+
+    pytest-timeout's ceiling on a test (pyproject's ``timeout``, for a test that hangs) grows
     with ``BIDEL_TEST_DEADLINE`` as every wait does: a slower machine given a longer deadline
     is not cut short by the ceiling instead. A ``--timeout`` or ``PYTEST_TIMEOUT`` stands."""
+    several = config.getoption("numprocesses", None) and not hasattr(config, "workerinput")
+    if several and not config.pluginmanager.has_plugin("tests.lanes"):
+        raise pytest.UsageError(
+            "several workers (-n) share the database, Redis and var/ unless each has its own: "
+            "add -p tests.lanes (python -m pytest -p tests.lanes -n 4), as make test does"
+        )
     ceiling = config.getini("timeout")
     if config.getoption("timeout", None) is None and "PYTEST_TIMEOUT" not in os.environ:
         if ceiling and DEADLINE > DEFAULT_DEADLINE:

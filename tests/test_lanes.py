@@ -180,3 +180,30 @@ def _ended(session: Any) -> bool:
     except Exception:  # noqa: BLE001 — any error of a terminated session
         return True
     return False
+
+
+def test_a_plain_pytest_runs_and_workers_without_their_services_are_refused() -> None:
+    """``pytest`` as installed (its console script, which does not put the project on the
+    path the way ``python -m pytest`` does) runs the suite in one process; asked for several
+    workers without ``-p tests.lanes`` it says how, instead of letting them share services."""
+    pytest_script = Path(sys.executable).parent / "pytest"
+    env = child_env({"DJANGO_SETTINGS_MODULE": None})
+    plain = subprocess.run(
+        [str(pytest_script), "-q", "-p", "no:cacheprovider", "tests/lanes.py"],
+        cwd=PROJECT_DIR,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=10 * DEADLINE,
+    )
+    assert plain.returncode == 0, plain.stdout[-3000:] + plain.stderr[-3000:]
+    shared = subprocess.run(
+        [str(pytest_script), "-q", "-p", "no:cacheprovider", "-n", "2", "tests/lanes.py"],
+        cwd=PROJECT_DIR,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=10 * DEADLINE,
+    )
+    assert shared.returncode == pytest.ExitCode.USAGE_ERROR, shared.stdout + shared.stderr
+    assert "add -p tests.lanes" in shared.stderr
