@@ -8,9 +8,10 @@ conftest.py), and what keeps the workers apart.
   the rest as collected: the long ones do not end up alone at the end of the run.
 - **Apart.** Each worker has its own services (:func:`worker_services`, applied before the
   settings load by this module's hook, loaded with ``-p tests.lanes`` as ``make test`` does:
-  a conftest comes too late, and conftest.py refuses ``-n`` without it): pytest-django gives it its own test database; here it gets its own Redis database
-  (its own queues, results, cache and throttles: the broker's broadcasts are per database
-  too) and its own ``BIDEL_VAR_DIR`` (the embedded broker, the file cache, the SQLite file
+  a conftest comes too late, and conftest.py refuses ``-n`` without it): pytest-django
+  gives it its own test database; here it gets its own Redis database (its own queues,
+  results, cache and throttles: the broker's broadcasts are per database too) and its own
+  ``BIDEL_VAR_DIR`` (the embedded broker, the file cache, the SQLite file
   where there is no Redis or PostgreSQL). So a test may purge its queues, start workers or
   empty its cache without reaching a test that runs beside it.
 """
