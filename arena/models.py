@@ -443,6 +443,9 @@ class Comparison(models.Model):
         FINISHED = "finished", _("finished")
         #: A match of it could not be played: no verdict.
         FAILED = "failed", _("failed")
+        #: Started by the platform, and another version became active before its verdict:
+        #: the newer activation's comparison runs instead (one of the platform's per bot).
+        SUPERSEDED = "superseded", _("superseded")
 
     #: The bot whose versions are compared.
     bot = models.ForeignKey(Bot, on_delete=models.CASCADE, related_name="comparisons")

@@ -11,10 +11,11 @@ import socket
 from typing import Any
 
 from celery import shared_task
+from django.utils import translation
 
 from arena import services
 from arena.models import BotVersion, Ladder
-from arena.services import comparisons, dispatch, people, tournaments
+from arena.services import comparisons, dispatch, people, policy, tournaments
 from hearts_runner import live
 
 
@@ -61,6 +62,15 @@ def ratings_recompute(ladder_id: int) -> int:
     return len(services.ratings_recompute(ladder=Ladder.objects.get(pk=ladder_id)))
 
 
+@shared_task(name="arena.password_reset_mail")
+def password_reset_mail(email: str, domain: str, use_https: bool, language: str = "en") -> None:
+    """Mail the reset links of ``email`` (asked at ``/password-reset/`` or the API), in the
+    language it was asked in: here, not in the request, so the answer's time says nothing of
+    whether an account has it."""
+    with translation.override(language):
+        services.password_reset_send(email=email, domain=domain, use_https=use_https)
+
+
 @shared_task(name="arena.ladders_fill")
 def ladders_fill() -> int:
     """Periodic: queue matches for every active ladder, within its concurrency."""
@@ -94,8 +104,11 @@ def tournament_advance(tournament_id: int) -> str:
 
 @shared_task(name="arena.comparison_start")
 def comparison_start(older_id: int, newer_id: int) -> int:
-    """A version just became active: compare it with the one it replaced."""
+    """A version just became active: compare it with the one it replaced (none when its bot
+    may make no work now: ``arena.services.policy``)."""
     older, newer = BotVersion.objects.get(pk=older_id), BotVersion.objects.get(pk=newer_id)
+    if policy.why_idle(newer.bot):
+        return 0
     return comparisons.comparison_start(older=older, newer=newer).pk
 
 

@@ -737,8 +737,9 @@ def _form_errors(form: Any) -> dict[str, list[str]]:
 
 class PasswordResetPage(auth_views.PasswordResetView):
     """``/password-reset/``: an address; a one-use link is mailed to the accounts that have
-    it (``services.password_reset_send``, as the API does), and the next page says the same
-    whether or not one does. The API's allowances: per client address and per e-mail address."""
+    it (``services.password_reset_request``: by a worker, as for the API), and the next page
+    says the same whether or not one does. The API's allowances: per client address and per
+    e-mail address."""
 
     template_name = "arena/form.html"
     success_url = reverse_lazy("password_reset_done")
@@ -765,7 +766,7 @@ class PasswordResetPage(auth_views.PasswordResetView):
         if errors:
             context = self.get_context_data(form=form, errors=errors)
             return self.render_to_response(context, status=429)
-        services.password_reset_send(
+        services.password_reset_request(
             email=form.cleaned_data["email"],
             domain=self.request.get_host(),
             use_https=self.request.is_secure(),

@@ -1,11 +1,13 @@
 """Is the platform able to run matches? Database, broker, workers, runners and the runners'
-sandbox, each checked for real.
+sandbox: the database asked for real, the rest read from the workers' heartbeats
+(:mod:`hearts_runner.heartbeat`), never asked per request.
 
 Plain functions returning plain dicts; the ``/api/health/`` view only renders them.
 """
 
 from __future__ import annotations
 
+import threading
 import time
 from typing import Any
 
@@ -13,6 +15,7 @@ from celery import Celery
 from django.db import connections
 from kombu.utils.url import maybe_sanitize_url
 
+from hearts_runner import heartbeat
 from hearts_runner.config import RUNNER_QUEUE
 
 
@@ -34,7 +37,8 @@ def check_database(alias: str = "default") -> dict[str, Any]:
 
 
 def check_broker(app: Celery, *, timeout: float) -> dict[str, Any]:
-    """Open a connection to the broker (one attempt, bounded by ``timeout``)."""
+    """Open a connection to the broker (one attempt, bounded by ``timeout``): for an
+    operator's command, not for the health check (which reads the heartbeats instead)."""
     started = time.perf_counter()
     url = maybe_sanitize_url(app.conf.broker_url)
     try:
@@ -46,74 +50,70 @@ def check_broker(app: Celery, *, timeout: float) -> dict[str, Any]:
     return {"ok": True, "url": url, "transport": transport, "latency_ms": _elapsed_ms(started)}
 
 
-def check_workers(app: Celery, *, timeout: float) -> dict[str, Any]:
-    """Broadcast one question to every worker — what can your sandbox do, which queues do
-    you serve (``bidel_sandbox``, :mod:`hearts_runner.tasks`) — and collect the answers that
-    come within ``timeout`` seconds: the workers, the runners among them (those serving the
-    runner queue) and the sandbox as the runners see it."""
+def check_tiers(store: heartbeat.Store) -> dict[str, Any]:
+    """The workers, the runners and their sandbox as their heartbeats say
+    (:mod:`hearts_runner.heartbeat`), and the store they beat in: Redis, the broker's
+    server (or the embedded broker's folder). One read, asking no worker anything."""
     started = time.perf_counter()
+    where = getattr(store, "where", "")
     try:
-        replies = app.control.broadcast("bidel_sandbox", reply=True, timeout=timeout) or []
-    except Exception as exc:  # broker down: no worker can be asked
-        error = str(exc).strip()
+        beats = store.read()
+    except Exception as exc:  # the store's own errors (a timeout, a refused connection)
+        error = str(exc).strip() or type(exc).__name__
+        unread = f"the heartbeats could not be read: {error}"
         return {
-            "workers": {"ok": False, "count": 0, "workers": [], "error": error},
-            "runners": {"ok": False, "count": 0, "runners": [], "error": error},
-            "sandbox": {"ok": False, "detail": "no runner could be asked: " + error},
+            "broker": {"ok": False, "url": where, "error": error},
+            "workers": {"ok": False, "count": 0, "workers": [], "error": unread},
+            "runners": {"ok": False, "count": 0, "runners": [], "error": unread},
+            "sandbox": {"ok": False, "detail": unread},
         }
-    answers = {name: status for reply in replies for name, status in reply.items()}
-    names = sorted(answers)
-    latency = _elapsed_ms(started)
-    workers: dict[str, Any] = {
-        "ok": bool(names),
-        "count": len(names),
-        "workers": names,
-        "latency_ms": latency,
-    }
-    if not names:
-        workers["error"] = f"no worker answered a ping within {timeout:g} s"
-    runners = sorted(n for n, a in answers.items() if RUNNER_QUEUE in (a.get("queues") or []))
-    sandboxed = [n for n in runners if answers[n].get("ok")]
-    runner_report: dict[str, Any] = {"ok": bool(runners), "count": len(runners), "runners": runners}
-    if not runners:
-        runner_report["error"] = f"no worker serves the {RUNNER_QUEUE!r} queue: nothing plays"
-    if sandboxed:
-        first = answers[sandboxed[0]]
-        sandbox = {
-            "ok": True,
-            "runners": len(sandboxed),
-            "backend": first.get("backend"),
-            "limits": first.get("limits"),
-            "packages": first.get("packages"),
-            "detail": first.get("detail"),
-        }
-    elif runners:
-        first = answers[runners[0]]
-        sandbox = {
-            "ok": False,
-            "runners": 0,
-            "backend": first.get("backend"),
-            "limits": first.get("limits"),
-            "detail": f"no runner can sandbox bots: {first.get('detail')}",
-        }
-    else:
-        sandbox = {"ok": False, "runners": 0, "detail": "no runner answered"}
-    return {"workers": workers, "runners": runner_report, "sandbox": sandbox}
+    broker = {"ok": True, "url": where, "latency_ms": _elapsed_ms(started)}
+    return {"broker": broker, **heartbeat.summary(beats, time.time(), RUNNER_QUEUE)}
 
 
-def health_report(app: Celery, *, timeout: float) -> dict[str, Any]:
+def health_report(store: heartbeat.Store) -> dict[str, Any]:
     """Database, broker, workers, runners and the runners' sandbox, and an overall ``status``
     of ``ok`` (every part ok) or ``error``."""
-    database = check_database()
-    broker = check_broker(app, timeout=timeout)
-    if broker["ok"]:
-        tiers = check_workers(app, timeout=timeout)
-    else:
-        tiers = {
-            "workers": {"ok": False, "count": 0, "workers": [], "error": "broker unreachable"},
-            "runners": {"ok": False, "count": 0, "runners": [], "error": "broker unreachable"},
-            "sandbox": {"ok": False, "detail": "broker unreachable: no runner could be asked"},
-        }
-    parts = {"database": database, "broker": broker, **tiers}
+    parts = {"database": check_database(), **check_tiers(store)}
     healthy = all(part["ok"] for part in parts.values())
     return {"status": "ok" if healthy else "error", **parts}
+
+
+def public(report: dict[str, Any]) -> dict[str, Any]:
+    """What anyone may read of ``report``: the status and whether each part is ok (the
+    details — hosts, errors, the sandbox's set-up — are the staff's).
+
+    >>> public({"status": "error", "database": {"ok": True, "vendor": "sqlite"}})
+    {'status': 'error', 'database': {'ok': True}}
+    >>> public({"status": "error", "detail": "the health check is busy"})
+    {'status': 'error'}
+    """
+    parts = {name: part for name, part in report.items() if isinstance(part, dict)}
+    return {"status": report["status"], **{n: {"ok": bool(p.get("ok"))} for n, p in parts.items()}}
+
+
+class Reports:
+    """The health report of this process, made at most once per ``max_age`` seconds however
+    many ask at once: one caller makes it while the others wait for it (up to ``wait``
+    seconds, then they get the last one made). A storm of requests costs one read."""
+
+    def __init__(self, store: Any, max_age: float = 1.0, wait: float = 5.0) -> None:
+        self._store = store  # () -> the store (made once, when first needed)
+        self.max_age = max_age
+        self.wait = wait
+        self._lock = threading.Lock()
+        self._made = -float("inf")
+        self._last: dict[str, Any] | None = None
+
+    def current(self) -> dict[str, Any]:
+        if time.monotonic() - self._made < self.max_age and self._last is not None:
+            return self._last
+        if not self._lock.acquire(timeout=self.wait):
+            return self._last or {"status": "error", "detail": "the health check is busy"}
+        try:
+            if time.monotonic() - self._made >= self.max_age or self._last is None:
+                self._last = health_report(self._store())
+                self._made = time.monotonic()
+            return self._last
+        finally:
+            self._lock.release()

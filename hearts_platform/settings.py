@@ -12,7 +12,8 @@ Variables (all optional except SECRET_KEY when DEBUG is off):
 - ``BIDEL_VAR_DIR``: where the SQLite file, the embedded broker, results and cache live
   (default: ``var/`` in the project).
 - ``CELERY_TASK_SOFT_TIME_LIMIT`` / ``CELERY_TASK_TIME_LIMIT``: seconds (defaults 900 / 960).
-- ``HEALTH_TIMEOUT``: seconds the health check waits for broker and workers (default 1).
+- ``HEALTH_CACHE_SECONDS``: the health report is made at most this often per web process
+  (default 1; 0: at every request).
 - ``API_TOKEN_DAYS``: days an API token works after it is made or renewed (default 90).
 - ``EMAIL_BACKEND``: ``console`` (the default with DEBUG: mails are printed), ``smtp`` (the
   default without), ``filebased``, ``locmem``, ``dummy``, or a back end's dotted path.
@@ -227,7 +228,9 @@ CELERY_INCLUDE = ["hearts_runner.tasks"]
 CELERY_TIMEZONE = "UTC"
 CELERY_ENABLE_UTC = True
 
-HEALTH_TIMEOUT = float(env.int("HEALTH_TIMEOUT", 1, minimum=1))
+# /api/health/ is made at most this often per web process, however many ask (it reads the
+# workers' heartbeats: hearts_runner/heartbeat.py).
+HEALTH_CACHE_SECONDS = float(env.int("HEALTH_CACHE_SECONDS", 1, minimum=0))
 
 # Uploaded bots run in the sandbox (bots_sdk.sandbox; BIDEL_SANDBOX picks the backend). Only a
 # development machine without one may turn it off, and then runs only its own bots.

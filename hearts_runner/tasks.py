@@ -10,12 +10,13 @@ import socket
 from typing import Any
 
 from celery import current_app, shared_task
+from celery.signals import worker_ready, worker_shutdown
 from celery.worker.control import inspect_command
 
 from bots_sdk import runtime
 from bots_sdk.referee.jobs import Job, JobError, JobResult, run_job
 from bots_sdk.sandbox import SandboxUnavailable, default_launcher, per_bot_limits
-from hearts_runner import live
+from hearts_runner import heartbeat, live
 from hearts_runner.config import PLATFORM_QUEUE, match_budget, unsafe_no_sandbox
 
 
@@ -47,9 +48,37 @@ def sandbox_status() -> dict[str, Any]:
 
 @inspect_command(name="bidel_sandbox")
 def bidel_sandbox(state: Any, **_: Any) -> dict[str, Any]:
-    """Remote control: this worker's sandbox status (``/api/health/`` asks every worker)."""
+    """Remote control: this worker's sandbox status (``celery inspect bidel_sandbox``, for an
+    operator; ``/api/health/`` reads the heartbeats instead)."""
     queues = [q.name for q in state.consumer.task_consumer.queues] if state.consumer else []
     return {**sandbox_status(), "queues": queues}
+
+
+#: This process's heart (a worker's main process: its pool's children have none).
+_heart: heartbeat.Heart | None = None
+
+
+@worker_ready.connect
+def _start_heartbeat(sender: Any = None, **_: Any) -> None:
+    """A worker, platform or runner, beats once it consumes (``hearts_runner.heartbeat``)."""
+    global _heart
+    if _heart is not None or sender is None:
+        return
+    queues = sorted(q.name for q in sender.task_consumer.queues)
+
+    def describe() -> dict[str, Any]:
+        return {"queues": queues, "sandbox": sandbox_status(), "pid": os.getpid()}
+
+    _heart = heartbeat.Heart(heartbeat.store_from_environment(), sender.hostname, describe)
+    _heart.start()
+
+
+@worker_shutdown.connect
+def _stop_heartbeat(**_: Any) -> None:
+    global _heart
+    if _heart is not None:
+        _heart.stop()
+        _heart = None
 
 
 def _identity(data: Any) -> tuple[str, int, str]:

@@ -278,3 +278,30 @@ def redis_server(folder: Path) -> Iterator[RedisServer]:
         yield server
     finally:
         server.stop()
+
+
+def run_queued(task_name: str, queue: str = "celery") -> int:
+    """Take every message waiting in the broker's ``queue`` and run here, as a worker would,
+    those of the task ``task_name`` (the others are dropped: no worker of this test wanted
+    them); how many ran. For work a request hands to the workers, followed to its end
+    without starting one."""
+    from celery import current_app
+
+    import arena.tasks  # noqa: F401 (the tasks, by name)
+
+    ran = 0
+    with client_app({}).connection_for_read() as connection:
+        waiting = connection.SimpleQueue(queue)
+        try:
+            while True:
+                try:
+                    message = waiting.get(block=False)
+                except waiting.Empty:
+                    return ran
+                message.ack()
+                if message.headers.get("task") == task_name:
+                    args, kwargs, _ = message.decode()
+                    current_app.tasks[task_name](*args, **kwargs)
+                    ran += 1
+        finally:
+            waiting.close()

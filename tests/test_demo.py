@@ -78,9 +78,8 @@ def _get(url: str) -> Any:
 
 
 def _healthy(url: str) -> Any:
-    """The health report at ``url`` when it is ok (200), else None: the report takes the
-    workers' replies within a second (HEALTH_TIMEOUT), which a worker of a busy machine may
-    miss once; asked again, it answers."""
+    """The health report at ``url`` when it is ok (200), else None (503: a worker's first
+    heartbeat may not have come yet)."""
     try:
         return _get(f"{url}/api/health/")
     except urllib.error.HTTPError as answer:
@@ -166,15 +165,15 @@ def test_demo_comes_up_healthy_with_its_bots_laddered_and_ranked(demo: Demo) -> 
     assert f"{demo.url}/api/ladders/1/rankings/" in printed
 
     health = wait_until(lambda: _healthy(demo.url), "the demo's /api/health/ to answer 200")
-    assert health["status"] == "ok"
-    assert health["database"] == health["database"] | {"ok": True, "vendor": "sqlite"}
-    assert health["broker"]["ok"] and health["broker"]["transport"] == "filesystem"
-    assert health["workers"]["ok"] and health["workers"]["count"] >= 2
-    assert health["runners"]["count"] == 1 and health["sandbox"]["ok"]
-    # The health in one line, and how long the start took.
-    assert f"Health ({demo.url}/api/health/): database ok (sqlite), broker ok (filesystem)" in (
-        printed
-    )
+    parts = ("database", "broker", "workers", "runners", "sandbox")
+    assert health == {"status": "ok", **{part: {"ok": True} for part in parts}}  # no details
+    # The health in one line, with the details (read as staff would), and how long it took.
+    line = next(line for line in printed.splitlines() if line.startswith("Health ("))
+    assert line.startswith(
+        f"Health ({demo.url}/api/health/): database ok (sqlite), broker ok (filesystem), "
+        "workers ok ("
+    ), line
+    assert ", runners ok (1), sandbox ok (" in line, line
     assert "Healthy " in printed and "beat (ladders, tournaments) are running" in printed
     # web (uvicorn parent + workers), worker and runner (celery + pool), beat, the demo
     assert len(_processes_with(demo.marker)) >= 6

@@ -524,7 +524,7 @@ class ChallengeSerializer(serializers.Serializer):
                 seats.append(SeatSpec(builtin=item))
             elif isinstance(item, int):  # (SeatField took only ids and built-in names)
                 version = selectors.active_version(item)
-                if version is None or version.bot.disabled:
+                if version is None:  # (one disabled: arena.services.policy, in match_create)
                     raise serializers.ValidationError(
                         gettext("bot %(id)s has no active version") % {"id": item}
                     )

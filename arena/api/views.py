@@ -298,7 +298,7 @@ class PasswordResetView(APIView):
     def post(self, request: Request) -> Response:
         data = s.PasswordResetSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        services.password_reset_send(
+        services.password_reset_request(
             email=data.validated_data["email"],
             domain=request.get_host(),
             use_https=request.is_secure(),

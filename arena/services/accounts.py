@@ -15,7 +15,7 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models import Q
 from django.db.models.functions import Coalesce
-from django.utils import timezone
+from django.utils import timezone, translation
 from django.utils.http import urlsafe_base64_decode
 from django.utils.translation import gettext
 
@@ -24,6 +24,7 @@ from arena.models import (
     ApiToken,
     Profile,
 )
+from arena.services import messages
 from arena.text import clean_text
 
 
@@ -129,6 +130,23 @@ RESET_SUBJECT = "arena/password_reset_subject.txt"
 
 
 RESET_MAIL = "arena/password_reset_email.txt"
+
+
+#: The task that mails the reset links (:func:`password_reset_send`, in a worker).
+RESET_TASK = "arena.password_reset_mail"
+
+
+def password_reset_request(*, email: str, domain: str, use_https: bool, language: str = "") -> None:
+    """Ask for the reset links of ``email`` to be mailed, by a worker
+    (:func:`password_reset_send`): the request does the same work whether or not an account
+    has the address (checks its form, queues one message), so its time says nothing of
+    that; looking the address up and talking to the mail server happen after the answer.
+    The mail is written in ``language`` (the request's: the one active, by default)."""
+    form = PasswordResetForm({"email": email})
+    if not form.is_valid():
+        raise ValidationError({"email": form.errors["email"]})
+    language = language or translation.get_language() or settings.LANGUAGE_CODE
+    messages.enqueue(RESET_TASK, form.cleaned_data["email"], domain, use_https, language)
 
 
 def password_reset_send(*, email: str, domain: str, use_https: bool) -> None:

@@ -20,6 +20,7 @@ from arena.models import (
     BotVersion,
     Ladder,
 )
+from arena.services import policy
 from arena.services.ladders import ladder_join
 from arena.services.messages import enqueue
 from arena.text import clean_text
@@ -98,6 +99,7 @@ def version_upload(*, bot: Bot, user: Any, filename: str, data: bytes) -> BotVer
     (``UPLOAD_MAX_WAITING`` pending or validating at once, all their bots together)."""
     if bot.owner_id != user.pk:
         raise PermissionError("only the bot's owner uploads versions")
+    policy.require_active(bot)
     get_user_model().objects.select_for_update().filter(pk=user.pk).first()  # one at a time
     limit = settings.UPLOAD_MAX_WAITING
     waiting = BotVersion.objects.filter(
@@ -151,7 +153,8 @@ def version_settle(
         before = BotVersion.objects.filter(
             bot_id=version.bot_id, status=BotVersion.Status.ACTIVE
         ).first()
-        if before is not None:  # is the new one stronger? (arena.services.comparisons)
+        idle = policy.why_idle(version.bot)  # (disabled while it was validated)
+        if before is not None and not idle:  # is the new one stronger? (comparisons)
             enqueue("arena.comparison_start", before.pk, version.pk)
             log_compare = f"compared with v{before.number} on duplicate deals: see the bot's page"
         else:
@@ -162,7 +165,9 @@ def version_settle(
         version.status = BotVersion.Status.ACTIVE
         log = [*log, "active: it now plays for the bot", *([log_compare] if log_compare else [])]
         Bot.objects.filter(pk=version.bot_id).update(retired_at=None)  # back in use
-        if first:  # the bot's first active version: it enters the ladders chosen for it
+        if idle:
+            log.append(idle)
+        elif first:  # the bot's first active version: it enters the ladders chosen for it
             joined = [
                 ladder.name
                 for ladder in version.bot.join_ladders.filter(active=True).order_by("name")

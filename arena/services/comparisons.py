@@ -29,6 +29,7 @@ from django.utils import timezone
 
 from arena.domain.scheduling import sprt
 from arena.models import BotVersion, Comparison, Match
+from arena.services import policy
 from arena.services.matches import SeatSpec, match_create, new_seed
 from bots_sdk.referee.stats import mean_ci
 
@@ -140,6 +141,7 @@ def comparison_start(
     request is refused while ``COMPARISONS_MAX_OPEN`` of theirs are running."""
     if older.bot_id != newer.bot_id:
         raise ValidationError({"versions": "compare two versions of the same bot"})
+    policy.require_active(newer.bot, "versions")
     if older.pk == newer.pk:
         raise ValidationError({"versions": "compare two different versions"})
     playable = (BotVersion.Status.ACTIVE, BotVersion.Status.RETIRED)
@@ -148,7 +150,9 @@ def comparison_start(
             raise ValidationError(
                 {"versions": f"v{version.number} has never been active: it cannot be compared"}
             )
-    if requested_by is not None:
+    if requested_by is None:  # the platform's, one per activation: the latest alone runs
+        _supersede(newer)
+    else:
         running = Comparison.objects.select_for_update().filter(
             requested_by=requested_by, status=Comparison.Status.RUNNING
         )
@@ -169,6 +173,25 @@ def comparison_start(
     )
     _round(comparison)
     return comparison
+
+
+def _supersede(newer: BotVersion) -> int:
+    """End the platform's running comparisons of ``newer``'s bot (an earlier activation's):
+    their matches not yet begun go, those being played finish unheeded. How many ended."""
+    stale = list(
+        Comparison.objects.select_for_update().filter(
+            bot_id=newer.bot_id, requested_by__isnull=True, status=Comparison.Status.RUNNING
+        )
+    )
+    for comparison in stale:
+        comparison.matches.filter(status=Match.Status.QUEUED).delete()
+        comparison.status = Comparison.Status.SUPERSEDED
+        comparison.verdict = (
+            f"no verdict: v{newer.number} became active first (its comparison runs instead)"
+        )
+        comparison.finished_at = timezone.now()
+        comparison.save(update_fields=["status", "verdict", "finished_at"])
+    return len(stale)
 
 
 def tables(newer: T, older: T, references: Sequence[T]) -> list[list[T]]:

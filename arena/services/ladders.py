@@ -19,6 +19,7 @@ from arena.models import (
     Match,
     MatchSeat,
 )
+from arena.services import policy
 from arena.services.matches import (
     SeatSpec,
     match_create,
@@ -29,6 +30,7 @@ from bots_sdk.builtin import BUILTIN
 def ladder_join(*, ladder: Ladder, bot: Bot) -> tuple[LadderEntry, bool]:
     """Enter ``bot`` in ``ladder`` (once: entering again changes nothing); the entry and
     whether it is new."""
+    policy.require_active(bot)
     return LadderEntry.objects.get_or_create(ladder=ladder, bot=bot)
 
 

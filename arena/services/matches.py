@@ -27,6 +27,7 @@ from arena.models import (
     Match,
     MatchSeat,
 )
+from arena.services import policy
 from arena.services.messages import enqueue
 from arena.services.ratings import (
     live_elo_apply,
@@ -110,6 +111,7 @@ def match_create(
     rotation: int = 0,
     comparison: Any = None,
 ) -> Match:
+    policy.require_seats_active(seats)  # (every match of every kind is made here)
     ruleset = RuleSet.from_spec(rules)
     if len(seats) != ruleset.players:
         raise ValidationError(

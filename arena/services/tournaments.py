@@ -19,6 +19,7 @@ from arena.domain import formats
 from arena.domain.cron import next_run, parse_cron
 from arena.models import Bot, Ladder, LadderEntry, Match, Tournament, TournamentEntry
 from arena.selectors import active_version
+from arena.services import policy
 from arena.services.matches import (
     TOURNAMENT_MAX_HANDS,
     SeatSpec,
@@ -28,6 +29,7 @@ from arena.services.matches import (
 )
 from arena.text import clean_text
 from bots_sdk.builtin import BUILTIN
+from bots_sdk.ids import parse_id
 from bots_sdk.referee.runner import match_games, seated
 
 log = logging.getLogger(__name__)
@@ -84,9 +86,11 @@ def tournament_create(
         if isinstance(value, str) and value in BUILTIN:
             TournamentEntry.objects.create(tournament=tournament, builtin=value)
             continue
-        bot = Bot.objects.filter(pk=value).first() if str(value).isdigit() else None
+        found = parse_id(str(value))
+        bot = Bot.objects.filter(pk=found).first() if found is not None else None
         if bot is None:
             raise ValidationError({"bots": f"{value!r} is neither a bot id nor a built-in"})
+        policy.require_active(bot, "bots")
         if active_version(bot.pk) is None:
             raise ValidationError({"bots": f"bot {bot.name} has no active version"})
         TournamentEntry.objects.create(tournament=tournament, bot=bot)

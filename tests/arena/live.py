@@ -5,11 +5,12 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
+from django.contrib.auth import get_user_model
 from django.db import connection
 from rest_framework.test import APIClient
 
 from arena import services
-from arena.models import BotVersion, Ladder, Match
+from arena.models import Bot, BotVersion, Ladder, Match
 from bots_sdk.sandbox import SandboxUnavailable, default_launcher
 from tests.support import child_env, wait_until
 
@@ -32,14 +33,25 @@ def worker_env(**extra: str) -> dict[str, str]:
     return child_env({"DATABASE_URL": url, **sandbox_env(), **extra})
 
 
+def staff_client() -> APIClient:
+    """A client of a staff account: it reads the health report's details."""
+    users = get_user_model().objects
+    staff = users.filter(username="health-staff").first()
+    if staff is None:
+        staff = users.create_user("health-staff", is_staff=True)
+    client = APIClient()
+    client.force_authenticate(staff)
+    return client
+
+
 def health_listing(hostname: str, tier: str) -> tuple[Any, dict[str, Any]]:
-    """GET /api/health/ until its ``tier`` ("workers" or "runners") lists the worker
-    ``hostname``: the answer and its body. The report asks every worker and takes the replies
-    that come within HEALTH_TIMEOUT (a second): a worker just started, on a busy machine, may
-    miss a report; it is asked again until it answers in time."""
+    """GET /api/health/ as staff until its ``tier`` ("workers" or "runners") lists the
+    worker ``hostname`` (its first heartbeat comes once it consumes): the answer and its
+    body."""
+    client = staff_client()
 
     def listed() -> tuple[Any, dict[str, Any]] | None:
-        response = APIClient().get("/api/health/")
+        response = client.get("/api/health/")
         body = response.json()
         return (response, body) if hostname in body[tier][tier] else None
 
@@ -62,27 +74,30 @@ class Slowpoke(Bot):
 """
 
 
-def slow_ladder_match(ladder: Ladder, seed: int | None = None) -> Match:
-    """A queued two-hand match of ``ladder`` between :data:`SLOW_BOT` (an active version of a
-    bot entered in it) and three of its built-ins. It lasts 8 s at least (28 decisions of
-    the slow bot), however fast the machine: a worker killed once it is playing is killed
-    mid-match (built-ins alone once finished before the kill)."""
-    owner = services.user_create(username="slow", password="a long passphrase")
-    bot = services.bot_create(owner=owner, name="slowpoke", join_ladders=[])
-    version = BotVersion.objects.create(
-        bot=bot,
-        number=1,
-        filename="bot.py",
-        code=SLOW_BOT,
-        sha256=hashlib.sha256(SLOW_BOT).hexdigest(),
-        status=BotVersion.Status.ACTIVE,
-    )
+def slow_ladder_match(ladder: Ladder, seed: int | None = None, hands: int = 2) -> Match:
+    """A queued match of ``hands`` hands of ``ladder`` between :data:`SLOW_BOT` (an active
+    version of a bot entered in it) and three of its built-ins. It lasts 4 s a hand at least
+    (14 decisions of the slow bot), however fast the machine: a worker killed once it is
+    playing is killed mid-match (built-ins alone once finished before the kill)."""
+    bot = Bot.objects.filter(name="slowpoke").first()
+    if bot is None:
+        owner = services.user_create(username="slow", password="a long passphrase")
+        bot = services.bot_create(owner=owner, name="slowpoke", join_ladders=[])
+        BotVersion.objects.create(
+            bot=bot,
+            number=1,
+            filename="bot.py",
+            code=SLOW_BOT,
+            sha256=hashlib.sha256(SLOW_BOT).hexdigest(),
+            status=BotVersion.Status.ACTIVE,
+        )
+    version = bot.versions.get(number=1)
     slow, _ = services.ladder_join(ladder=ladder, bot=bot)
     builtins = list(ladder.entries.exclude(builtin="").order_by("pk")[:3])
     return services.match_create(
         kind=Match.Kind.LADDER,
         ladder=ladder,
-        hands=2,
+        hands=hands,
         rules="standard",
         seed=seed,
         seats=[

@@ -160,3 +160,30 @@ def test_a_new_active_version_is_compared_with_the_one_it_replaces() -> None:
         version.refresh_from_db()
         assert version.status == "active", version.validation_log
     assert "compared with v1 on duplicate deals" in version.validation_log
+
+
+def test_the_platform_runs_one_comparison_per_bot_the_latest_activations() -> None:
+    """v2, v3 and v4 active one after the other, before any verdict: the platform's comparison
+    of each supersedes the one before (its matches not yet begun go), so one bot never has
+    more than one of the platform's running (three ran, with all their matches, before)."""
+    owner = get_user_model().objects.create_user("ada", password=PASSWORD)
+    bot, v1, v2 = _versions(owner)
+    started = [comparisons.comparison_start(older=v1, newer=v2)]
+    for number in (3, 4):
+        newer = BotVersion.objects.create(
+            bot=bot, number=number, filename="bot.py", code=BETTER, sha256="x", status="active"
+        )
+        started.append(comparisons.comparison_start(older=started[-1].newer, newer=newer))
+    for comparison in started:
+        comparison.refresh_from_db()
+    assert [c.status for c in started] == ["superseded", "superseded", "running"]
+    assert started[0].verdict == (
+        "no verdict: v3 became active first (its comparison runs instead)"
+    )
+    assert not Match.objects.filter(comparison__in=started[:2], status="queued").exists()
+    open_matches = Match.objects.filter(comparison__bot=bot, status__in=["queued", "running"])
+    assert set(open_matches.values_list("comparison", flat=True)) == {started[-1].pk}
+    # An owner's own request stands beside it, within the owner's allowance.
+    mine = comparisons.comparison_start(older=v1, newer=started[-1].newer, requested_by=owner)
+    started[-1].refresh_from_db()
+    assert mine.status == started[-1].status == "running"

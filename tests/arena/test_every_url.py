@@ -296,8 +296,7 @@ def test_every_url_answers_without_a_server_error(every_kind: EveryKind, who: Wh
     requested: set[str] = set()
     refused: set[str] = set()  # routes that answer GET 405: for any object, before its lookup
     problems: list[str] = []
-    # (no broker or worker answers here: the health check need not wait a second for them)
-    with _templates_strict(), override_settings(HEALTH_TIMEOUT=0.05):
+    with _templates_strict():
         for route, path, headers in requests(every_kind, who):
             assert resolve(path.split("?")[0]).route == route, (path, route)
             if route in refused:

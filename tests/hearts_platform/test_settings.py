@@ -56,7 +56,7 @@ def test_debug_defaults_to_off(tmp_path: Path) -> None:
         ("DATABASE_URL", "nosuchdb://x/y", "DATABASE_URL is not a usable database URL"),
         ("REDIS_URL", "http://127.0.0.1:6379", "REDIS_URL='http://127.0.0.1:6379' must start with"),
         ("CELERY_TASK_TIME_LIMIT", "10", "CELERY_TASK_TIME_LIMIT (10) must exceed"),
-        ("HEALTH_TIMEOUT", "soon", "HEALTH_TIMEOUT='soon' is not an integer"),
+        ("HEALTH_CACHE_SECONDS", "soon", "HEALTH_CACHE_SECONDS='soon' is not an integer"),
     ],
 )
 def test_malformed_variables_fail_with_one_line(

@@ -45,7 +45,9 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 import bots_sdk
 from arena.supervisor import LogTail, Supervisor
 from bots_sdk.sandbox import SandboxUnavailable, default_launcher
+from hearts_runner import heartbeat
 from hearts_runner.config import FORBIDDEN as RUNNER_FORBIDDEN
+from hearts_runner.config import RUNNER_QUEUE
 
 #: The level from which a process's log records are shown on the screen too (WARNING
 #: otherwise): the web server's warnings are its 4xx answers, which their client already has.
@@ -122,6 +124,24 @@ def _health_line(report: dict[str, Any]) -> str:
         f"{name} {'ok' if report[name]['ok'] else 'not ok'} ({what(report[name])})"
         for name, what in found.items()
     )
+
+
+def _detailed(report: dict[str, Any]) -> dict[str, Any]:
+    """The health report with its details (the web shows anyone only each part's ``ok``):
+    the workers, runners and sandbox as their heartbeats say, read here as the web reads
+    them, and what the database and broker are."""
+    from django.db import connection
+
+    beats = heartbeat.store_from_environment().read()
+    return {
+        **report,
+        "database": {**report["database"], "vendor": connection.vendor},
+        "broker": {
+            **report["broker"],
+            "transport": "redis" if settings.REDIS_URL else "filesystem",
+        },
+        **heartbeat.summary(beats, time.time(), RUNNER_QUEUE),
+    }
 
 
 class _Echo(threading.Thread):
@@ -337,7 +357,7 @@ class Command(BaseCommand):
                 f"Started {', '.join(first)} and {last}; each logs to {_shown(logs)}/<name>.log. "
                 "Waiting until they are healthy…"
             )
-            report = self._wait_healthy(supervisor, health_url, startup_timeout)
+            report = _detailed(self._wait_healthy(supervisor, health_url, startup_timeout))
             self.stdout.write(f"Health ({health_url}): {_health_line(report)}")
             self.stdout.write(
                 f"Healthy {time.time() - started:.1f} s after the start"
@@ -471,6 +491,8 @@ class Command(BaseCommand):
             except (urllib.error.URLError, ConnectionError, TimeoutError) as exc:
                 last = str(exc)
             time.sleep(0.5)  # start-up poll of a server this command launched, not a test
+        if isinstance(last, dict) and "database" in last:
+            last = _detailed(last)
         raise CommandError(
             f"not healthy after {timeout:g} s: {json.dumps(last)} (the logs: "
             f"{_shown(supervisor.log_dir)}/)"
