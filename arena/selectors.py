@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import statistics
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -51,6 +51,7 @@ from arena.models import (
     VersionRating,
 )
 from arena.text import clean_text
+from bots_sdk.referee.players import public_fault
 from bots_sdk.referee.stats import mean_ci, points_floor
 
 
@@ -284,7 +285,8 @@ def can_see_logs(user: Any, bot: Bot) -> bool:
 def match_logs(seats: Iterable[MatchSeat], user: Any, record: Any = None) -> list[dict[str, Any]]:
     """The seats of a match (:func:`match_seats`) whose bot's logs ``user`` may read
     (:func:`can_see_logs`): seat, bot name, stderr and, from the match's ``record``, the
-    seat's timeline with what it wrote at each decision, in seat order."""
+    seat's timeline with what it wrote at each decision and its faults with what it said, in
+    seat order."""
     recorded = record.get("seats") if isinstance(record, dict) else None
     recorded = recorded if isinstance(recorded, list) else []
     return [
@@ -294,6 +296,8 @@ def match_logs(seats: Iterable[MatchSeat], user: Any, record: Any = None) -> lis
             "version": seat.version.number,
             "stderr": seat.stderr,
             "decisions": _decisions(recorded[seat.seat]) if seat.seat < len(recorded) else [],
+            # (with what the bot said: an exception's text, a line it sent)
+            "faults": _faults(recorded[seat.seat]) if seat.seat < len(recorded) else [],
         }
         for seat in seats
         if seat.version is not None and can_see_logs(user, seat.version.bot)
@@ -519,6 +523,7 @@ def match_public_record(match: Match) -> dict[str, Any]:
         entry = recorded[seat.seat] if seat.seat < len(recorded) else {}
         entry = entry if isinstance(entry, dict) else {}
         public = {key: entry[key] for key in PUBLIC_SEAT_FIELDS if key in entry}
+        public["faults"] = _faults(entry, public_fault)
         public["decisions"] = [
             {k: v for k, v in step.items() if k != "log"}
             for step in _decisions(entry)  # (the timeline without what the bot wrote)
@@ -529,6 +534,13 @@ def match_public_record(match: Match) -> dict[str, Any]:
         seats.append(public)
     record["seats"] = seats
     return record
+
+
+def _faults(entry: Any, shown: Callable[[dict[str, Any]], dict[str, Any]] = dict) -> list[Any]:
+    """A stored seat's faults, each as ``shown`` makes it (:func:`public_fault`: without what
+    the bot said)."""
+    faults = entry.get("faults") if isinstance(entry, dict) else None
+    return [shown(f) for f in faults if isinstance(f, dict)] if isinstance(faults, list) else []
 
 
 def _decisions(entry: Any) -> list[dict[str, Any]]:

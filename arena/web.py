@@ -50,6 +50,7 @@ from arena.uploads import read_upload
 from bots_sdk.builtin import BUILTIN
 from bots_sdk.ids import parse_id
 from bots_sdk.referee.frames import replay_frames, table_shape
+from bots_sdk.referee.players import public_fault
 from engine.rules import PRESETS, RuleSet
 
 #: Rating-history points drawn per ladder on a bot page (thinned evenly by the database).
@@ -350,7 +351,10 @@ def match_page(request: HttpRequest, match_id: int) -> HttpResponse:
     live = match.status in (Match.Status.QUEUED, Match.Status.RUNNING)
     if match.record is not None:
         frames = replay_frames(match.record)
-        frames["faults"] = [seat.get("faults", []) for seat in match.record.get("seats", [])]
+        frames["faults"] = [
+            [public_fault(f) for f in seat.get("faults", [])]
+            for seat in match.record.get("seats", [])
+        ]
     elif live:  # followed as it is played (arena/consumers.py)
         frames = {**table_shape(RuleSet.from_spec(match.rules)), "hands": []}
     context = {

@@ -130,12 +130,9 @@ def check_scenario(path: Path, launcher: Launcher, scenario: Scenario) -> Findin
         if isinstance(reply, Fault):
             return Finding(scenario.name, where, f"{asked}: {_fault(reply)}", "")
         assert isinstance(reply, Answer)
-        try:
-            problem = _validate(state, decision, reply.action)
-        except Exception as exc:  # noqa: BLE001 — the bot's action, not the checker, failed
-            problem = f"an unusable action ({type(exc).__name__}: {exc})"
-        if problem:
-            return Finding(scenario.name, where, f"{asked}: illegal: {problem}", "")
+        refused = _validate(state, decision, reply.action)
+        if refused:
+            return Finding(scenario.name, where, f"{asked}: {_fault(refused)}", "")
         more = player.quiet(LISTEN)
         if more:
             return Finding(
@@ -148,7 +145,7 @@ def check_scenario(path: Path, launcher: Launcher, scenario: Scenario) -> Findin
 
 
 def _fault(fault: Fault) -> str:
-    return f"{fault.kind}: {fault.detail}"
+    return f"{fault.kind}: {fault.owner_text()}"  # (the author's own check: all of it)
 
 
 def check(

@@ -22,7 +22,7 @@ from bots_sdk.builtin import BUILTIN
 from bots_sdk.protocol import clean_text
 from bots_sdk.referee.frames import hand_frame, point_values
 from bots_sdk.referee.participants import Participant
-from bots_sdk.referee.players import ProcessPlayer
+from bots_sdk.referee.players import Fault, ProcessPlayer
 from bots_sdk.referee.runner import GameResult, RefereeConfig, TimeControl, run_match
 from bots_sdk.referee.stats import summarize
 from bots_sdk.sandbox import (
@@ -120,12 +120,12 @@ def _start_problem(bot: str, launcher: Launcher, rules: RuleSet, seed: int) -> s
         stderr = player.close()
     if fault is None:
         return ""
-    if fault.detail.startswith("BotLoadError: "):  # ours, and clear: no traceback
-        return f"{bot}: cannot load: " + _as_given(fault.detail.removeprefix("BotLoadError: "), bot)
+    if fault.said.startswith("BotLoadError: "):  # ours, and clear: no traceback
+        return f"{bot}: cannot load: " + _as_given(fault.said.removeprefix("BotLoadError: "), bot)
     # No traceback: the bot never ran (the sandbox could not start it, say): its last words.
     said = _own_frames(stderr) or stderr.strip().splitlines()[-3:]
     frames = [_as_given(line, bot) for line in said]
-    detail = _as_given(fault.detail, bot)
+    detail = _as_given(fault.owner_text(), bot)  # (the author's own run: the whole story)
     return "\n".join([f"{bot}: cannot load: {detail}", *(f"  | {line}" for line in frames)])
 
 
@@ -277,7 +277,7 @@ def _report_faults(bots: list[str], results: list[GameResult]) -> bool:
         where = f"hand {int(first['hand']) + 1}, {first['decision']}"
         print(
             f"bots_sdk: {bot}: {len(faults)} fault(s); the first, {first['class']} ({where}): "
-            f"{first['detail']}",
+            f"{Fault.from_dict(first).owner_text()}",  # (a local run is its author's)
             file=sys.stderr,
         )
         for seat in seats:

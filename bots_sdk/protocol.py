@@ -95,7 +95,19 @@ def clean_text(text: str, limit: int | None = MAX_TEXT) -> str:
 
 
 class ProtocolError(ValueError):
-    """A line that is not a well-formed protocol message."""
+    """A line that is not a well-formed protocol message. ``public`` says what was wrong in
+    the referee's words; ``quote`` is what the line itself said, if it was quoted (the
+    bot's words: only its owner reads them). ``str()`` is both.
+
+    >>> exc = ProtocolError("not a JSON object", "'my hand: AS KS'")
+    >>> str(exc), exc.public, exc.quote
+    ("not a JSON object: 'my hand: AS KS'", 'not a JSON object', "'my hand: AS KS'")
+    """
+
+    def __init__(self, public: str, quote: str = "") -> None:
+        super().__init__(f"{public}: {quote}" if quote else public)
+        self.public = public
+        self.quote = quote
 
 
 def encode(message: dict[str, Any]) -> bytes:
@@ -160,7 +172,7 @@ def _real(text: str) -> float:
         raise ProtocolError(f"a number written with more than {2 * MAX_DIGITS} characters")
     value = float(text)
     if not math.isfinite(value):
-        raise ProtocolError(f"{text} is too large a number")
+        raise ProtocolError("too large a number", text)
     return value
 
 
@@ -168,7 +180,7 @@ def _object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     result: dict[str, Any] = {}
     for key, value in pairs:
         if key in result:
-            raise ProtocolError(f"the key {clean_text(key, 40)!r} appears twice")
+            raise ProtocolError("a key appears twice", repr(clean_text(key, 40)))
         result[key] = value
     return result
 
@@ -181,7 +193,7 @@ def decode(line: bytes) -> dict[str, Any]:
     try:
         text = line.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise ProtocolError(f"not UTF-8 (byte {exc.start}): {_snippet(line)}") from None
+        raise ProtocolError(f"not UTF-8 (byte {exc.start})", _snippet(line)) from None
     if nested_deeper_than(line, MAX_DEPTH):
         raise ProtocolError(f"nested deeper than {MAX_DEPTH} levels")
     try:
@@ -195,9 +207,9 @@ def decode(line: bytes) -> dict[str, Any]:
     except ProtocolError:
         raise
     except (ValueError, RecursionError):
-        raise ProtocolError(f"not a JSON object: {_snippet(line)}") from None
+        raise ProtocolError("not a JSON object", _snippet(line)) from None
     if not isinstance(message, dict) or not isinstance(message.get("type"), str):
-        raise ProtocolError(f"not a JSON object with a 'type': {_snippet(line)}")
+        raise ProtocolError("not a JSON object with a 'type'", _snippet(line))
     return message
 
 
@@ -213,9 +225,9 @@ def decode_trusted(line: bytes) -> dict[str, Any]:
     try:
         message = json.loads(line)
     except (ValueError, RecursionError):
-        raise ProtocolError(f"not a JSON object: {_snippet(line)}") from None
+        raise ProtocolError("not a JSON object", _snippet(line)) from None
     if not isinstance(message, dict) or not isinstance(message.get("type"), str):
-        raise ProtocolError(f"not a JSON object with a 'type': {_snippet(line)}")
+        raise ProtocolError("not a JSON object with a 'type'", _snippet(line))
     return message
 
 
@@ -302,8 +314,8 @@ class Error:
         kind = _text(message, "class")
         if kind not in ERROR_CLASSES:
             raise ProtocolError(
-                f"'error': 'class' must be one of {', '.join(ERROR_CLASSES)}, "
-                f"not {clean_text(kind, 40)!r}"
+                f"'error': 'class' must be one of {', '.join(ERROR_CLASSES)}",
+                repr(clean_text(kind, 40)),
             )
         detail = _text(message, "detail") if "detail" in message else ""
         return cls(kind, clean_text(detail))
@@ -326,7 +338,7 @@ def decode_reply(line: bytes) -> Reply:
     cls = _REPLIES.get(message["type"])
     if cls is None:
         raise ProtocolError(
-            f"a bot sends 'ready', 'action' or 'error', not {clean_text(message['type'], 40)!r}"
+            "a bot sends 'ready', 'action' or 'error'", repr(clean_text(message["type"], 40))
         )
     return cls.from_dict(message)
 

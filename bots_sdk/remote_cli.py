@@ -447,6 +447,7 @@ def _logs(platform: Platform, args: argparse.Namespace) -> int:
         steps = seat.get("decisions") or []
         if steps and not args.stderr:
             lines.extend(timeline(steps))
+            lines.extend(faults_said(seat.get("faults") or []))
             continue
         text = str(seat.get("stderr") or "").rstrip("\n")
         lines.extend(f"  {line}" for line in text.splitlines() or ["(it wrote nothing)"])
@@ -486,6 +487,25 @@ def timeline(steps: list[dict[str, Any]]) -> list[str]:
         )
         for said in str(step.get("log") or "").splitlines():
             lines.append(f"      | {said}")
+    return lines
+
+
+def faults_said(faults: list[Any]) -> list[str]:
+    """A seat's faults with what the bot said (hands from 1), as its owner reads them.
+
+    >>> faults_said([{"class": "crash", "detail": "the bot reported a crash", "hand": 2,
+    ...               "decision": "play", "said": "ValueError: no card"}])
+    ['  FAULT crash in hand 3 (play): ValueError: no card']
+    """
+    lines = []
+    for fault in faults:
+        if not isinstance(fault, dict):
+            continue
+        where = f" in hand {int(fault['hand']) + 1}" if isinstance(fault.get("hand"), int) else ""
+        decision = f" ({fault['decision']})" if fault.get("decision") else ""
+        said = fault.get("said") or fault.get("detail", "")  # (Fault.owner_text)
+        text = f"FAULT {fault.get('class')}{where}{decision}: {said}"
+        lines.append(f"  {one_line(text)}")  # (no control character reaches the terminal)
     return lines
 
 

@@ -197,7 +197,7 @@ def reproduce(
             return Reproduction(
                 False,
                 0,
-                Difference(seat, "start", 0, None, "a bot that starts", None, fault.detail),
+                Difference(seat, "start", 0, None, "a bot that starts", None, fault.owner_text()),
                 stderr=player.close(),
             )
         for number, hand in enumerate(hands):
@@ -226,7 +226,7 @@ def reproduce(
                             trick,
                             recorded,
                             None,
-                            f"{answer.kind}: {answer.detail}",
+                            f"{answer.kind}: {answer.owner_text()}",
                         )
                         return Reproduction(False, decisions, difference, stderr=player.close())
                     assert isinstance(answer, Answer)

@@ -37,7 +37,7 @@ from arena.services.messages import send
 from arena.text import clean_text
 from bots_sdk.referee.jobs import Job, JobResult, run_job
 from bots_sdk.referee.participants import Participant
-from bots_sdk.referee.players import PersonLimits
+from bots_sdk.referee.players import Fault, PersonLimits
 from bots_sdk.referee.runner import TimeControl, without_target
 from engine.rules import RuleSet
 from hearts_runner import live
@@ -298,7 +298,8 @@ def _store_validation(result: JobResult) -> bool:
         faults = seat.get("faults") or []
         # A fault's ``hand`` is the record's index, from 0; its owner counts hands from 1.
         log += [
-            f"{f['class']}: {f['detail']} (hand {int(f['hand']) + 1}, {f['decision']})"
+            f"{f['class']}: {Fault.from_dict(f).owner_text()} "
+            f"(hand {int(f['hand']) + 1}, {f['decision']})"
             for f in faults
         ]
         if seat.get("stderr"):

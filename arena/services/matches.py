@@ -34,6 +34,7 @@ from arena.services.ratings import (
     ratings_schedule,
 )
 from arena.text import clean_json, clean_text
+from bots_sdk.referee.players import public_fault
 from bots_sdk.referee.runner import hand_scores
 from engine.record import replay
 from engine.rules import RuleSet
@@ -294,7 +295,7 @@ def match_finish(
         extra = result["seats"][seat.seat]
         seat.score = totals[seat.seat]
         seat.rank = places[seat.seat]
-        seat.faults = extra["faults"]
+        seat.faults = [public_fault(f) for f in extra["faults"]]  # (what it said: the record's)
         seat.stderr = extra["stderr"]
         seat.hand_scores = per_hand[seat.seat]
         seat.save(update_fields=["score", "rank", "faults", "stderr", "hand_scores"])

@@ -50,30 +50,53 @@ FAULT_CLASSES: tuple[FaultKind, ...] = get_args(FaultKind)
 
 @dataclass(frozen=True)
 class Fault:
-    """Why a seat gave no usable answer. ``detail`` often quotes the bot: it is cleaned and
-    cut (:func:`bots_sdk.protocol.clean_text`) so a record can always hold it.
+    """Why a seat gave no usable answer. ``detail`` is the referee's own words, which anyone
+    reading the match may see: what kind of failure. ``said`` is the whole story with the
+    bot's own words in it (an exception's text, a line it sent, a build's errors), when there
+    are any: a bot's words are its owner's, so ``said`` is kept apart (:func:`public_fault`
+    drops it) and only the owner's views and local runs show it (:meth:`owner_text`). Both
+    are cleaned and cut (:func:`bots_sdk.protocol.clean_text`) so a record can always hold
+    them.
 
     >>> Fault("protocol", "sent \\x00" + "x" * 500).detail[:8]
     'sent \\ufffdxx'
     >>> len(Fault("protocol", "x" * 500).detail)
     200
+    >>> Fault("crash", "raised ValueError", said="ValueError: AS KS").to_dict()["said"]
+    'ValueError: AS KS'
     """
 
     kind: FaultKind
     detail: str
+    said: str = ""
 
     def __post_init__(self) -> None:
         if self.kind not in FAULT_CLASSES:
             raise ValueError(f"{self.kind!r} is not a fault class ({', '.join(FAULT_CLASSES)})")
         object.__setattr__(self, "detail", clean_text(str(self.detail)))
+        object.__setattr__(self, "said", clean_text(str(self.said)))
 
     def to_dict(self) -> dict[str, str]:
-        """As a record holds it (``class``: the JSON name of the kind).
+        """As a record holds it (``class``: the JSON name of the kind; ``said`` only when
+        the bot said something).
 
         >>> Fault.from_dict(Fault("crash", "exit 1").to_dict()) == Fault("crash", "exit 1")
         True
         """
-        return {"class": self.kind, "detail": self.detail}
+        entry = {"class": self.kind, "detail": self.detail}
+        if self.said:
+            entry["said"] = self.said
+        return entry
+
+    def owner_text(self) -> str:
+        """What its owner (and a local run) reads: the whole story.
+
+        >>> Fault("crash", "raised ValueError", said="ValueError: no card").owner_text()
+        'ValueError: no card'
+        >>> Fault("timeout", "over its CPU limit").owner_text()
+        'over its CPU limit'
+        """
+        return self.said or self.detail
 
     @classmethod
     def from_dict(cls, data: Mapping[str, object]) -> Fault:
@@ -82,7 +105,37 @@ class Fault:
         kind = str(data.get("class", ""))
         if kind not in FAULT_CLASSES:
             raise ValueError(f"{kind!r} is not a fault class ({', '.join(FAULT_CLASSES)})")
-        return cls(kind, str(data.get("detail", "")))
+        return cls(kind, str(data.get("detail", "")), str(data.get("said", "")))
+
+
+#: The keys of a recorded fault that hold the bot's own words (its owner's alone).
+PRIVATE_FAULT_KEYS = frozenset({"said"})
+
+
+def public_fault(entry: Mapping[str, Any]) -> dict[str, Any]:
+    """A recorded fault as anyone may read it: its kind, the referee's words and where it
+    happened, without what the bot said.
+
+    >>> public_fault({"class": "crash", "detail": "raised ValueError", "said": "AS KS",
+    ...               "hand": 2})
+    {'class': 'crash', 'detail': 'raised ValueError', 'hand': 2}
+    """
+    return {key: value for key, value in entry.items() if key not in PRIVATE_FAULT_KEYS}
+
+
+def raised(exc: BaseException) -> Fault:
+    """The ``crash`` fault of a bot's exception: the public detail names the exception's type
+    only when it is one of Python's own (a class the bot defined may be named anything); its
+    text, which the bot chose, is :attr:`Fault.said`.
+
+    >>> raised(ValueError("holding AS KS"))
+    Fault(kind='crash', detail='raised ValueError', said='ValueError: holding AS KS')
+    >>> raised(type("HoldingAceOfSpades", (Exception,), {})("!")).detail
+    'raised an exception'
+    """
+    kind = type(exc)
+    name = kind.__name__ if kind.__module__ == "builtins" else "an exception"
+    return Fault("crash", f"raised {name}", said=f"{kind.__name__}: {exc}")
 
 
 #: Wall-clock seconds a decision may take past its limit before the referee stops waiting.
@@ -167,13 +220,17 @@ def settings(rules_spec: Any) -> dict[str, Any] | None:
     }
 
 
+#: An ``error`` message's class, as the public detail of its fault says it.
+_REPORTED = {"crash": "a crash", "memory": "running out of memory", "protocol": "a protocol error"}
+
+
 def _read_reply(line: bytes) -> Reply | Fault:
     """A bot's line as the message it is, or the ``protocol`` fault it is; whatever the line
     (the decoder never raises anything but ProtocolError; this is its backstop)."""
     try:
         return decode_reply(line)
     except ProtocolError as exc:
-        return Fault("protocol", str(exc))
+        return Fault("protocol", exc.public, said=str(exc) if exc.quote else "")
     except Exception as exc:  # noqa: BLE001 — only the bot's bytes are in play here
         return Fault("protocol", f"an unreadable line ({type(exc).__name__})")
 
@@ -199,7 +256,7 @@ class InProcessPlayer:
         except MemoryError:
             return Fault("memory", "MemoryError")
         except Exception as exc:  # a built-in's bug is still the seat's fault, not the match's
-            return Fault("crash", f"{type(exc).__name__}: {exc}")
+            return raised(exc)
         seconds = time.perf_counter() - started
         if limit is not None and seconds > limit:
             return Fault("timeout", f"took {seconds:.3f} s, allowed {limit:.3f} s")
@@ -256,7 +313,9 @@ class ProcessPlayer:
         except (build.BuildError, ManifestError) as exc:
             log = getattr(exc, "log", "")
             self.build_log = f"build failed: {exc}\n{log}".rstrip() + "\n"
-            self.dead = Fault("crash", f"the bot could not be built: {exc}")
+            self.dead = Fault(
+                "crash", "the bot could not be built", said=f"the bot could not be built: {exc}"
+            )
             return
         self.build_lease = prepared.lease
         if prepared.note:
@@ -428,7 +487,8 @@ class ProcessPlayer:
             if not self._late(reply):
                 break  # (a late answer to a timed-out move is skipped)
         if isinstance(reply, Error):
-            return Fault.from_dict(reply.to_dict())  # (the protocol's classes are the faults')
+            # (the protocol's classes are the faults'; what it explains is the bot's words)
+            return Fault(reply.kind, f"the bot reported {_REPORTED[reply.kind]}", said=reply.detail)
         if reply.TYPE != expect:
             return Fault("protocol", f"sent {reply.TYPE!r} where {expect!r} was due")
         if isinstance(reply, Action) and reply.id != message.get("id"):

@@ -34,6 +34,7 @@ from bots_sdk.referee.participants import Participant, ParticipantError
 from bots_sdk.referee.players import Answer, Fault, InProcessPlayer, Player, ProcessPlayer
 from bots_sdk.sandbox import Launcher, Limits, default_launcher
 from bots_sdk.view import View
+from engine.cards import CARD_TEXTS, SUITS
 from engine.rules import RuleSet
 from engine.state import GameState, IllegalMoveError, Phase
 
@@ -312,7 +313,45 @@ def _player_for(
     return ProcessPlayer(path, launcher_factory())
 
 
-def _validate(state: GameState, decision: str, action: Any) -> str | None:
+#: What a bot's action may hold in the game's own words (cards, suits, a moon choice), in
+#: capitals: a refused action made of these is quoted in public; anything else is the bot's
+#: own words, which only its owner reads (:attr:`Fault.said`).
+GAME_WORDS = frozenset(CARD_TEXTS) | frozenset(SUITS) | {"ADD", "SUBTRACT"}
+
+
+def _in_game_words(action: Any) -> bool:
+    items = action if isinstance(action, list) else [action]
+    return all(isinstance(item, str) and item.upper() in GAME_WORDS for item in items)
+
+
+def _validate(state: GameState, decision: str, action: Any) -> Fault | None:
+    """The ``illegal`` fault of ``action``, or None when it is acceptable. Its public detail
+    quotes the action only when it is made of the game's words.
+
+    >>> from engine.rules import RuleSet
+    >>> state = GameState(RuleSet.from_spec("standard"), seed=1)
+    >>> _validate(state, "pass", "my hand: AS KS").detail
+    'pass_cards must return a list of cards'
+    >>> fault = _validate(state, "pass", ["my hand", "AS", "KS"])
+    >>> fault.detail
+    'sent something that is not a card'
+    >>> fault.said[:22]
+    "'my hand' is not a car"
+    """
+    try:
+        problem = _problem(state, decision, action)
+    except Exception as exc:  # noqa: BLE001 — the bot's action, not the match, failed
+        problem = f"an unusable action ({type(exc).__name__}: {exc})"
+    if problem is None:
+        return None
+    if decision == "pass" and not isinstance(action, list):
+        return Fault("illegal", "pass_cards must return a list of cards", said=problem)
+    if not _in_game_words(action):
+        return Fault("illegal", "sent something that is not a card", said=problem)
+    return Fault("illegal", problem)
+
+
+def _problem(state: GameState, decision: str, action: Any) -> str | None:
     """Why ``action`` is not acceptable, or None."""
     if decision == "pass":
         if not isinstance(action, list) or not all(isinstance(c, str) for c in action):
@@ -565,15 +604,12 @@ def _decide(state: GameState, seat: _Seat) -> None:
             if seat.time_control is not None:
                 overrun = max(0.0, reply.charged - seat.time_control.move)
                 seat.bank = max(0.0, seat.bank - overrun)
-            try:
-                problem = _validate(state, decision, reply.action)
-            except Exception as exc:  # noqa: BLE001 — the bot's action, not the match, failed
-                problem = f"an unusable action ({type(exc).__name__}: {exc})"
-            if problem is None:
+            refused = _validate(state, decision, reply.action)
+            if refused is None:
                 action = reply.action
             else:
                 fault = "illegal"
-                _record_fault(seat, state, decision, Fault("illegal", problem))
+                _record_fault(seat, state, decision, refused)
         else:
             clock = seat.time_control
             if reply.kind == "timeout" and clock is not None and clock.timeout_spends_bank:

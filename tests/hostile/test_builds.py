@@ -87,7 +87,8 @@ def _match(bot: str, *, launcher: Unsandboxed | None = None) -> GameResult:
 def _could_not_be_built(game: GameResult) -> str:
     seat = game.seats[0]
     assert [fault["class"] for fault in seat.faults] == ["crash"], seat.faults
-    detail = str(seat.faults[0]["detail"])
+    assert seat.faults[0]["detail"] == "the bot could not be built"  # (in public)
+    detail = str(seat.faults[0]["said"])  # (its owner's: the build's errors)
     assert detail.startswith("the bot could not be built: "), detail
     assert seat.replaced, "the fallback plays the seat's hand"
     return detail

@@ -121,7 +121,8 @@ def test_a_hostile_reply_is_the_seats_fault(
     game = _match(bot)
     faults = game.seats[0].faults
     assert faults and faults[0]["class"] == kind, faults
-    assert faults[0]["decision"] == decision and words in faults[0]["detail"], faults
+    assert faults[0]["decision"] == decision, faults
+    assert words in Fault.from_dict(faults[0]).owner_text(), faults
     assert game.seats[0].replaced  # the fallback played the rest
     assert all(not seat.faults for seat in game.seats[1:])
 
@@ -130,7 +131,8 @@ def test_nul_and_surrogates_never_reach_the_record(sandboxed: None) -> None:
     game = _match("dirty_stderr")
     seat = game.seats[0]
     assert [f["class"] for f in seat.faults] == ["crash"]
-    assert seat.faults[0]["detail"].startswith("RuntimeError: nul:\ufffd lone:")
+    assert seat.faults[0]["said"].startswith("RuntimeError: nul:\ufffd lone:")
+    assert seat.faults[0]["detail"] == "the bot reported a crash"  # (its words: its owner's)
     assert "DIRTY nul:\ufffd cesu:\ufffd" in seat.stderr  # kept, made storable
     assert "Traceback" in seat.stderr
 
@@ -154,7 +156,7 @@ def test_a_python_bots_wrong_answers_stay_illegal_not_protocol(tmp_path: Path) -
     )
     faults = result.games[0].seats[0].faults
     assert [f["class"] for f in faults] == ["illegal"] * 3, faults
-    assert "None" in faults[1]["detail"]
+    assert "None" in faults[1]["said"] and "None" not in faults[1]["detail"]
     _assert_storable(result.to_dict())
 
 
