@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import inspect
 import json
+import logging
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -45,13 +46,15 @@ from arena.domain.rows import Ranking, Standing
 from arena.errors import error_messages
 from arena.models import BotVersion, LadderEntry, Match, MatchSeat, Tournament
 from arena.paging import CappedPaginator
-from arena.services import people
+from arena.services import accounts, people
 from arena.uploads import read_upload
 from bots_sdk.builtin import BUILTIN
 from bots_sdk.ids import parse_id
 from bots_sdk.referee.frames import replay_frames, table_shape
 from bots_sdk.referee.players import public_fault
 from engine.rules import PRESETS, RuleSet
+
+logger = logging.getLogger(__name__)
 
 #: Rating-history points drawn per ladder on a bot page (thinned evenly by the database).
 HISTORY_POINTS = 200
@@ -770,10 +773,16 @@ class PasswordResetPage(auth_views.PasswordResetView):
         if errors:
             context = self.get_context_data(form=form, errors=errors)
             return self.render_to_response(context, status=429)
+        try:
+            domain, https = accounts.reset_origin(
+                host=self.request.get_host(), secure=self.request.is_secure()
+            )
+        except accounts.ResetUnavailable as exc:
+            logger.error("a password reset was refused: %s", exc)
+            context = self.get_context_data(form=form, errors={"detail": [str(exc)]})
+            return self.render_to_response(context, status=503)
         services.password_reset_request(
-            email=form.cleaned_data["email"],
-            domain=self.request.get_host(),
-            use_https=self.request.is_secure(),
+            email=form.cleaned_data["email"], domain=domain, use_https=https
         )
         return redirect(self.success_url)
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
+from urllib.parse import urlsplit
 
 _TRUE = frozenset({"1", "true", "yes", "on"})
 _FALSE = frozenset({"0", "false", "no", "off", ""})
@@ -85,6 +86,39 @@ class Env:
                 f"{name}={value!r} is not a rate; write N/second, N/minute, N/hour or N/day"
             )
         return value
+
+    def origin(self, name: str) -> str:
+        """A site's origin, ``scheme://host[:port]`` (http or https, no path, no credentials),
+        without a trailing slash; '' when unset.
+
+        >>> Env({"SITE_URL": "https://bidel.example/"}).origin("SITE_URL")
+        'https://bidel.example'
+        >>> Env({"SITE_URL": "bidel.example"}).origin("SITE_URL")  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        ...
+        hearts_platform.env.SettingsError: bidel: configuration error: SITE_URL='bidel.example' ...
+        """
+        value = self.str(name, "") or ""
+        if not value:
+            return ""
+        parts = urlsplit(value)
+        try:
+            parts.port  # noqa: B018 — a port that is not a number raises here
+        except ValueError:
+            parts = parts._replace(netloc="")
+        if (
+            parts.scheme not in ("http", "https")
+            or not parts.hostname
+            or "@" in parts.netloc
+            or parts.path not in ("", "/")
+            or parts.query
+            or parts.fragment
+        ):
+            raise SettingsError(
+                f"{name}={value!r} is not a site's address; write it as https://bidel.example "
+                "(a scheme and a host, a port if any, nothing else)"
+            )
+        return f"{parts.scheme}://{parts.netloc}"
 
     def list(self, name: str, default: list[str]) -> list[str]:
         value = self._get(name)

@@ -6,6 +6,9 @@ Variables (all optional except SECRET_KEY when DEBUG is off):
 - ``SECRET_KEY``: required when DEBUG is off; the process refuses to start without it.
 - ``ALLOWED_HOSTS``: comma-separated; defaults to the loopback names.
 - ``CSRF_TRUSTED_ORIGINS``: comma-separated origins (``https://bidel.example``).
+- ``SITE_URL``: the site's address as people reach it (``https://bidel.example``): the links
+  of the password-reset mails point there, whatever host a request names. Without it, with
+  DEBUG the request's host is used (development), and with DEBUG off resets are refused.
 - ``DATABASE_URL``: e.g. ``postgres://user@host:5432/db``; default: SQLite in var/.
 - ``REDIS_URL``: when set, Celery's broker and result backend and the cache; else an embedded
   broker in var/ that needs no server (see hearts_runner/broker.py) and a file cache.
@@ -59,6 +62,7 @@ if not SECRET_KEY:
 
 ALLOWED_HOSTS = env.list("ALLOWED_HOSTS", ["localhost", "127.0.0.1", "[::1]"])
 CSRF_TRUSTED_ORIGINS = env.list("CSRF_TRUSTED_ORIGINS", [])
+SITE_URL = env.origin("SITE_URL")
 
 INSTALLED_APPS = [
     "django.contrib.admin",

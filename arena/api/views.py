@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Mapping
 from typing import Any
 
@@ -32,9 +33,11 @@ from arena.api.throttles import (
 )
 from arena.errors import error_messages
 from arena.models import ApiToken
-from arena.services import comparisons, tournaments
+from arena.services import accounts, comparisons, tournaments
 from arena.uploads import read_upload
 from bots_sdk.ids import ID_PATTERN, parse_id
+
+logger = logging.getLogger(__name__)
 
 
 def id_param(params: Any, name: str) -> int | None:
@@ -293,15 +296,27 @@ class PasswordResetView(APIView):
 
     @extend_schema(
         request=s.PasswordResetSerializer,
-        responses={200: s.DetailSerializer, 400: _ERRORS[400], 429: _ERRORS[429]},
+        responses={
+            200: s.DetailSerializer,
+            400: _ERRORS[400],
+            429: _ERRORS[429],
+            503: OpenApiResponse(
+                s.ERROR_SCHEMA, description="resets are off: the site's address is not set"
+            ),
+        },
     )
     def post(self, request: Request) -> Response:
         data = s.PasswordResetSerializer(data=request.data)
         data.is_valid(raise_exception=True)
+        try:
+            domain, https = accounts.reset_origin(
+                host=request.get_host(), secure=request.is_secure()
+            )
+        except accounts.ResetUnavailable as exc:
+            logger.error("a password reset was refused: %s", exc)
+            return Response({"detail": [str(exc)]}, status=503)
         services.password_reset_request(
-            email=data.validated_data["email"],
-            domain=request.get_host(),
-            use_https=request.is_secure(),
+            email=data.validated_data["email"], domain=domain, use_https=https
         )
         return Response({"detail": RESET_SENT})
 

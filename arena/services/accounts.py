@@ -136,6 +136,26 @@ RESET_MAIL = "arena/password_reset_email.txt"
 RESET_TASK = "arena.password_reset_mail"
 
 
+class ResetUnavailable(Exception):
+    """Password resets cannot be offered here (the site's address is not configured)."""
+
+
+def reset_origin(*, host: str, secure: bool) -> tuple[str, bool]:
+    """Where a reset link points: (domain, https). The site's address (``SITE_URL``) when it
+    is set, whatever host the request named: a request's Host header is the asker's to
+    choose, and the link goes to someone else. Without it, with DEBUG the request's
+    (development); else :class:`ResetUnavailable` (refused, loudly, not a link to a
+    host the asker picked)."""
+    if settings.SITE_URL:
+        scheme, _, domain = settings.SITE_URL.partition("://")
+        return domain, scheme == "https"
+    if settings.DEBUG:
+        return host, secure
+    raise ResetUnavailable(
+        gettext("password resets are not available: the operator has not set SITE_URL")
+    )
+
+
 def password_reset_request(*, email: str, domain: str, use_https: bool, language: str = "") -> None:
     """Ask for the reset links of ``email`` to be mailed, by a worker
     (:func:`password_reset_send`): the request does the same work whether or not an account

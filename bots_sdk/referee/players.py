@@ -220,8 +220,12 @@ def settings(rules_spec: Any) -> dict[str, Any] | None:
     }
 
 
-#: An ``error`` message's class, as the public detail of its fault says it.
-_REPORTED = {"crash": "a crash", "memory": "running out of memory", "protocol": "a protocol error"}
+#: An ``error`` message's class: the fault it is and how the fault's public detail says it.
+_REPORTED: dict[str, tuple[FaultKind, str]] = {
+    "crash": ("crash", "a crash"),
+    "memory": ("memory", "running out of memory"),
+    "protocol": ("protocol", "a protocol error"),
+}
 
 
 def _read_reply(line: bytes) -> Reply | Fault:
@@ -488,7 +492,8 @@ class ProcessPlayer:
                 break  # (a late answer to a timed-out move is skipped)
         if isinstance(reply, Error):
             # (the protocol's classes are the faults'; what it explains is the bot's words)
-            return Fault(reply.kind, f"the bot reported {_REPORTED[reply.kind]}", said=reply.detail)
+            kind, what = _REPORTED[reply.kind]
+            return Fault(kind, f"the bot reported {what}", said=reply.detail)
         if reply.TYPE != expect:
             return Fault("protocol", f"sent {reply.TYPE!r} where {expect!r} was due")
         if isinstance(reply, Action) and reply.id != message.get("id"):

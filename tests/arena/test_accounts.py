@@ -483,6 +483,43 @@ def test_a_reset_asked_under_a_host_not_ours_sends_no_mail() -> None:
 
 
 @pytest.mark.django_db(transaction=True)  # (the request's mail is queued once it commits)
+def test_a_reset_link_points_at_the_sites_address_whatever_host_the_request_named(
+    settings: Any,
+) -> None:
+    _user(email="ada@example.org")
+    settings.SITE_URL = "https://bidel.example"
+    settings.ALLOWED_HOSTS = [*settings.ALLOWED_HOSTS, "127.0.0.1"]
+    APIClient(HTTP_HOST="127.0.0.1:1").post("/api/password-reset/", {"email": "ada@example.org"})
+    Client(HTTP_HOST="127.0.0.1:1").post("/password-reset/", {"email": "ada@example.org"})
+    assert _mailed() == 2
+    for message in mail.outbox:
+        links = re.findall(r"https?://\S+", message.body)
+        assert links and all(link.startswith("https://bidel.example/") for link in links), links
+
+
+@pytest.mark.django_db(transaction=True)  # (the request's mail is queued once it commits)
+def test_without_the_sites_address_a_production_site_refuses_resets_saying_why(
+    settings: Any,
+) -> None:
+    _user(email="ada@example.org")
+    settings.SITE_URL, settings.DEBUG = "", False
+    api = APIClient().post("/api/password-reset/", {"email": "ada@example.org"})
+    assert api.status_code == 503 and "SITE_URL" in api.json()["detail"][0]
+    page = Client().post("/password-reset/", {"email": "ada@example.org"})
+    assert page.status_code == 503 and "SITE_URL" in page.content.decode()
+    assert _mailed() == 0 and mail.outbox == []
+
+
+def test_the_sites_address_is_checked_when_the_settings_load(tmp_path: Path) -> None:
+    base = {"BIDEL_VAR_DIR": str(tmp_path), "DEBUG": "1"}
+    good = settings_in_subprocess(child_env({**base, "SITE_URL": "https://b.example/"}), "SITE_URL")
+    assert good == {"SITE_URL": "https://b.example"}
+    for bad in ("b.example", "ftp://b.example", "https://b.example/path", "https://u@b.example"):
+        with pytest.raises(AssertionError, match="SITE_URL"):
+            settings_in_subprocess(child_env({**base, "SITE_URL": bad}), "SITE_URL")
+
+
+@pytest.mark.django_db(transaction=True)  # (the request's mail is queued once it commits)
 def test_made_up_and_mangled_links_are_refused_without_a_500() -> None:
     user = _user(email="ada@example.org")
     APIClient().post("/api/password-reset/", {"email": "ada@example.org"})

@@ -185,11 +185,13 @@ def _interrupt(signum: int, frame: Any) -> None:
     raise KeyboardInterrupt
 
 
-def _serve_as_deployed(var_dir: Path) -> None:
+def _serve_as_deployed(var_dir: Path, site_url: str) -> None:
     """The environment the demo's processes inherit: DEBUG off, with a secret key of this
-    machine's (made once, readable by its owner alone) and the console's mails; then the
-    static files collected, which DEBUG off serves from ``STATIC_ROOT`` alone."""
+    machine's (made once, readable by its owner alone), the console's mails and the site's
+    own address (where a reset link points); then the static files collected, which DEBUG
+    off serves from ``STATIC_ROOT`` alone."""
     os.environ["DEBUG"] = "0"
+    os.environ.setdefault("SITE_URL", site_url)
     if not os.environ.get("SECRET_KEY"):
         key_file = var_dir / "secret-key"
         if not key_file.exists():
@@ -252,7 +254,8 @@ class Command(BaseCommand):
         if problem:
             raise CommandError(problem)
         call_command("migrate", interactive=False, verbosity=0)
-        _serve_as_deployed(settings.VAR_DIR)
+        address = f"[{host}]" if ":" in host else host
+        _serve_as_deployed(settings.VAR_DIR, f"http://{address}:{port}")
         try:
             default_launcher()
         except SandboxUnavailable as exc:
