@@ -632,6 +632,9 @@ class ApiToken(models.Model):
         #: Its owner made one token more than an account may hold, and it was the least
         #: recently used.
         LIMIT = "limit", _("revoked for a newer token")
+        #: It was made by a web session (the account page), which ended: a log-out, from any
+        #: door, ends what the session made.
+        LOGOUT = "logout", _("ended with the session that made it")
 
     #: The account it signs in as.
     user = models.ForeignKey(
@@ -647,8 +650,12 @@ class ApiToken(models.Model):
     created = models.DateTimeField(default=timezone.now)
     #: When it last signed a request in (to the minute); null before its first use.
     last_used = models.DateTimeField(null=True, blank=True)
-    #: When it stops working (``API_TOKEN_DAYS`` after it was made).
+    #: When it stops working: ``API_TOKEN_DAYS`` after the log-in with a password that made
+    #: it; a web session's token no later than the session.
     expires = models.DateTimeField()
+    #: The web session that made it (the account page), whose log-out revokes it; "" for a
+    #: token made by a log-in with a password (``POST /api/token/``, ``bidel login``).
+    session_key = models.CharField(max_length=40, blank=True, default="")
     #: When it was revoked; null while it may be used.
     revoked = models.DateTimeField(null=True, blank=True)
     #: Why it was revoked (see :class:`Revoked`); "" while it may be used.

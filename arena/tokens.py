@@ -32,6 +32,7 @@ REVOKED = {
         "this token was revoked on {when}: its owner made more tokens than an account may "
         "hold, and it was the least recently used"
     ),
+    "logout": "this token ended on {when}, when the web session that made it logged out",
 }
 
 

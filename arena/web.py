@@ -659,7 +659,7 @@ def _account_page(
 @login_required
 def account(request: HttpRequest) -> HttpResponse:
     """The account: bots, games, API tokens (a POST makes one: its key is shown on that answer
-    and never again), and the e-mail address."""
+    and never again; it ends with this session), and the e-mail address."""
     if request.method != "POST":
         return _account_page(request)
     refused = _throttled(request, "token")
@@ -668,7 +668,15 @@ def account(request: HttpRequest) -> HttpResponse:
             messages.error(request, message)
         return _account_page(request, status=429)
     name = request.POST.get("name", "").strip()[:64] or _("made on the account page")
-    issued = services.token_create(user=request.user, name=name)
+    # A session's token: it ends when the session does (its log-out, its expiry), so a stolen
+    # session cannot leave behind a credential that outlives it (bidel login, with the
+    # password, makes one that does).
+    issued = services.token_create(
+        user=request.user,
+        name=name,
+        expires=request.session.get_expiry_date(),
+        session_key=request.session.session_key or "",
+    )
     messages.success(request, _("A new API token was made. Copy it now: it is not shown again."))
     return _account_page(request, issued=issued)
 

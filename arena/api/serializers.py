@@ -177,11 +177,17 @@ class ApiTokenSerializer(serializers.ModelSerializer):
     """An API token as its owner sees it: never its key (none is stored)."""
 
     prefix = serializers.CharField(read_only=True, help_text="the key's first characters")
+    ends_with_session = serializers.SerializerMethodField(
+        help_text="made by a web session (the account page): revoked when that session logs out"
+    )
 
     class Meta:
         model = ApiToken
-        fields = ["id", "name", "prefix", "created", "last_used", "expires"]
+        fields = ["id", "name", "prefix", "created", "last_used", "expires", "ends_with_session"]
         read_only_fields = fields
+
+    def get_ends_with_session(self, token: ApiToken) -> bool:
+        return bool(token.session_key)
 
 
 class TokenIssuedSerializer(ApiTokenSerializer):

@@ -56,13 +56,17 @@ def _token_limit() -> int:
 
 
 @transaction.atomic
-def token_create(*, user: Any, name: str, expires: Any = None) -> tuple[ApiToken, str]:
+def token_create(
+    *, user: Any, name: str, expires: Any = None, session_key: str = ""
+) -> tuple[ApiToken, str]:
     """A new API token for ``user``, and its key: the only time the key is known. It works for
-    ``API_TOKEN_DAYS`` (until ``expires``, when given: a renewal's). One beyond
+    ``API_TOKEN_DAYS``, or until ``expires`` when that is sooner (a renewal's, a web session's
+    end). Made by a web session (``session_key``), it ends with it: :func:`tokens_end_session`
+    at its log-out. One beyond
     ``API_TOKENS_PER_USER`` live tokens revokes the least recently used (its holder is told
     why); of the dead ones only as many are remembered."""
     get_user_model().objects.select_for_update().filter(pk=user.pk).first()  # one at a time
-    now = timezone.now()
+    now, longest = timezone.now(), timedelta(days=settings.API_TOKEN_DAYS)
     key = tokens.new_key()
     token = ApiToken.objects.create(
         user=user,
@@ -70,7 +74,8 @@ def token_create(*, user: Any, name: str, expires: Any = None) -> tuple[ApiToken
         prefix=tokens.key_prefix(key),
         digest=tokens.key_digest(key),
         created=now,
-        expires=expires or now + timedelta(days=settings.API_TOKEN_DAYS),
+        expires=min(expires or now + longest, now + longest),
+        session_key=session_key,
     )
     live = ApiToken.objects.filter(user=user, revoked__isnull=True, expires__gt=now)
     surplus = live.order_by(Coalesce("last_used", "created").desc(), "-id")[_token_limit() :]
@@ -107,6 +112,14 @@ def tokens_revoke(*, user: Any, keep: ApiToken | None = None) -> int:
     return live.update(revoked=timezone.now(), revoked_why=ApiToken.Revoked.OWNER)
 
 
+def tokens_end_session(*, user: Any, session_key: str | None) -> int:
+    """Revoke the tokens a web session of ``user`` made, as it ends (a log-out); how many."""
+    if not session_key:
+        return 0
+    live = ApiToken.objects.filter(user=user, session_key=session_key, revoked__isnull=True)
+    return live.update(revoked=timezone.now(), revoked_why=ApiToken.Revoked.LOGOUT)
+
+
 @transaction.atomic
 def token_renew(*, token: ApiToken) -> tuple[ApiToken, str]:
     """A fresh key for a live ``token``, which is revoked: same name, same expiry. A renewal
@@ -122,7 +135,9 @@ def token_renew(*, token: ApiToken) -> tuple[ApiToken, str]:
         raise ValidationError(
             {"detail": gettext("this token was renewed or revoked already; log in again")}
         )
-    return token_create(user=token.user, name=token.name, expires=token.expires)
+    return token_create(
+        user=token.user, name=token.name, expires=token.expires, session_key=token.session_key
+    )
 
 
 #: The templates of the reset mail.

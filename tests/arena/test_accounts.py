@@ -80,7 +80,16 @@ def test_a_log_in_makes_a_named_token_that_works_and_expires_in_api_token_days()
     _user()
     before = timezone.now()
     issued = _log_in(name="laptop")
-    assert set(issued) == {"token", "id", "name", "prefix", "created", "last_used", "expires"}
+    assert set(issued) == {
+        "token",
+        "id",
+        "name",
+        "prefix",
+        "created",
+        "last_used",
+        "expires",
+        "ends_with_session",
+    }
     assert issued["name"] == "laptop" and issued["prefix"] == issued["token"][:8]
     assert issued["last_used"] is None
     expires = timezone.datetime.fromisoformat(issued["expires"].replace("Z", "+00:00"))
@@ -119,7 +128,15 @@ def test_the_list_shows_the_callers_tokens_and_never_a_key() -> None:
     assert listed.status_code == 200
     rows = listed.json()
     assert [row["name"] for row in rows] == ["ci", "laptop"]  # newest first
-    assert set(rows[0]) == {"id", "name", "prefix", "created", "last_used", "expires"}
+    assert set(rows[0]) == {
+        "id",
+        "name",
+        "prefix",
+        "created",
+        "last_used",
+        "expires",
+        "ends_with_session",
+    }
     text = listed.content.decode()
     for key in (first["token"], second["token"]):
         assert key not in text and hashlib.sha256(key.encode()).hexdigest() not in text
@@ -330,6 +347,44 @@ def test_the_account_page_makes_a_token_shown_once_lists_and_revokes() -> None:
     bob_token, _ = services.token_create(user=_user("bob"), name="bob's")
     assert web.post(f"/account/tokens/{bob_token.pk}/revoke/").status_code == 404
     assert ApiToken.objects.get(pk=bob_token.pk).revoked is None
+
+
+def _page_token(web: Client, name: str) -> str:
+    made = web.post("/account/", {"name": name})
+    assert made.status_code == 200, made.content
+    return re.search(r'id="token" readonly value="([^"]+)"', made.content.decode()).group(1)  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize("door", ["/logout/", "/admin/logout/"])
+def test_a_sessions_token_ends_at_its_log_out_from_any_door(door: str) -> None:
+    """A stolen session cannot leave behind a credential that outlives it: what the account
+    page made ends when the session logs out (the site's log-out or the admin's), never after
+    the session's own expiry; a token made with the password (bidel login) stays, and so do
+    another session's."""
+    user = _user()
+    user.is_staff = True  # (the admin's log-out needs a staff session)
+    user.save(update_fields=["is_staff"])
+    web, elsewhere = Client(), Client()
+    for client in (web, elsewhere):
+        assert client.post("/login/", {"username": "ada", "password": PASSWORD}).status_code == 302
+    page_key = _page_token(web, "from the page")
+    other_key = _page_token(elsewhere, "another browser")
+    password_key = _log_in(name="laptop")["token"]
+    made = ApiToken.objects.get(name="from the page")
+    assert made.expires <= web.session.get_expiry_date() + timedelta(seconds=1)
+    listed = {t["name"]: t for t in _as(password_key).get("/api/tokens/").json()}
+    assert listed["from the page"]["ends_with_session"] is True
+    assert listed["laptop"]["ends_with_session"] is False
+    renewed = _as(page_key).post("/api/token/renew/").json()["token"]  # still the session's
+    assert _as(renewed).get("/api/users/me/").status_code == 200
+
+    assert web.post(door).status_code in (200, 302)
+
+    said = _refusal(renewed)
+    assert said.startswith("this token ended on ") and "the web session that made it" in said
+    assert _as(password_key).get("/api/users/me/").status_code == 200
+    assert _as(other_key).get("/api/users/me/").status_code == 200
+    assert elsewhere.get("/account/").status_code == 200
 
 
 def test_the_account_page_makes_tokens_within_the_allowance(
@@ -705,7 +760,15 @@ def test_the_new_endpoints_are_in_the_schema_with_the_one_error_shape() -> None:
     error = paths["/api/tokens/"]["get"]["responses"]["401"]["content"]["application/json"]
     assert error["schema"]["additionalProperties"] == {"type": "array", "items": {"type": "string"}}
     listed = schema["components"]["schemas"]["ApiToken"]["properties"]
-    assert set(listed) == {"id", "name", "prefix", "created", "last_used", "expires"}
+    assert set(listed) == {
+        "id",
+        "name",
+        "prefix",
+        "created",
+        "last_used",
+        "expires",
+        "ends_with_session",
+    }
 
 
 class SlowRelay(socketserver.ThreadingTCPServer):
