@@ -255,6 +255,7 @@ def test_a_storm_of_anonymous_health_checks_is_answered_and_work_goes_on() -> No
 SOAK_SECONDS = float(os.environ.get("BIDEL_HEALTH_SOAK_SECONDS", "60"))
 
 
+@pytest.mark.timeout(SOAK_SECONDS + 300)  # (the suite's per-test bound, past the polling)
 @pytest.mark.django_db(transaction=True)
 def test_health_stays_green_while_every_runner_plays_long_matches_on_a_loaded_machine() -> None:
     """The one runner is busy with slow bots' matches for the whole time, both cores are kept
