@@ -29,6 +29,9 @@ class Bot(models.Model):
     description = models.TextField(blank=True, default="")
     #: Staff can disable a bot: it leaves matchmaking.
     disabled = models.BooleanField(default=False)
+    #: What the platform last did to its versions by itself, for its owner (a version
+    #: benched, a candidate not activated); "" when nothing.
+    notice = models.TextField(blank=True, default="")
     #: When it was created.
     created_at = models.DateTimeField(auto_now_add=True)
     #: When its owner retired it (its active version too: it plays no more); null while in use.
@@ -56,8 +59,24 @@ class BotVersion(models.Model):
         ACTIVE = "active", _("active")
         #: Failed validation; the log says why.
         REJECTED = "rejected", _("rejected")
-        #: An older active version, replaced by a newer one.
+        #: Validated and not playing: replaced by another, or never made active (its owner
+        #: asked so, or its trial found it weaker); its owner may activate it.
         RETIRED = "retired", _("retired")
+        #: Validated, on trial: it plays its comparison with the active version, which it
+        #: replaces only if it is not found weaker and faults in none of its hands.
+        CANDIDATE = "candidate", _("candidate")
+        #: Taken out of play by the platform: its seats faulted in too many of its recent
+        #: ladder matches (the version before it was restored); its owner may activate it.
+        BENCHED = "benched", _("benched")
+
+    class Activation(models.TextChoices):
+        #: It replaces the active version as soon as it is validated.
+        NOW = "now", _("as soon as it is validated")
+        #: It plays a comparison with the active version first, and replaces it only if the
+        #: comparison does not find it weaker and it faulted in none of its hands.
+        IF_NOT_WEAKER = "if-not-weaker", _("if its comparison does not find it weaker")
+        #: Validated only: its owner activates it.
+        NEVER = "never", _("only when its owner activates it")
 
     #: The bot it belongs to.
     bot = models.ForeignKey(Bot, on_delete=models.CASCADE, related_name="versions")
@@ -79,6 +98,10 @@ class BotVersion(models.Model):
     claim_token = models.CharField(max_length=64, blank=True, default="")
     #: When its validation was sent to the runners (it expires after a while unanswered).
     claimed_at = models.DateTimeField(null=True, blank=True)
+    #: What its validation leads to (see :class:`Activation`), as its owner chose at upload.
+    activation = models.CharField(max_length=16, choices=Activation.choices, default=Activation.NOW)
+    #: When it last became active; null while it never was.
+    activated_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["bot_id", "number"]
@@ -453,6 +476,9 @@ class Comparison(models.Model):
     older = models.ForeignKey(BotVersion, on_delete=models.CASCADE, related_name="+")
     #: The version tested (usually the one just made active).
     newer = models.ForeignKey(BotVersion, on_delete=models.CASCADE, related_name="+")
+    #: A candidate's trial (``--activate if-not-weaker``): its verdict decides whether
+    #: ``newer`` replaces ``older``.
+    trial = models.BooleanField(default=False)
     #: The owner who asked for it; null when the platform started it (a new active version).
     requested_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL

@@ -103,13 +103,23 @@ def tournament_advance(tournament_id: int) -> str:
 
 
 @shared_task(name="arena.comparison_start")
-def comparison_start(older_id: int, newer_id: int) -> int:
-    """A version just became active: compare it with the one it replaced (none when its bot
-    may make no work now: ``arena.services.policy``)."""
+def comparison_start(older_id: int, newer_id: int, trial: bool = False) -> int:
+    """A version just became active: compare it with the one it replaced; or (``trial``) a
+    candidate plays its trial against the active one. None when its bot may make no work
+    now (``arena.services.policy``): a candidate then stays inactive, saying why."""
     older, newer = BotVersion.objects.get(pk=older_id), BotVersion.objects.get(pk=newer_id)
-    if policy.why_idle(newer.bot):
+    idle = policy.why_idle(newer.bot)
+    if idle:
+        if trial:
+            services.version_trial_end(version_id=newer.pk, promote=False, why=idle)
         return 0
-    return comparisons.comparison_start(older=older, newer=newer).pk
+    return comparisons.comparison_start(older=older, newer=newer, trial=trial).pk
+
+
+@shared_task(name="arena.version_bench_check")
+def version_bench_check(version_id: int) -> bool:
+    """After a ladder match where the version's seat faulted: benched if it faults too often."""
+    return services.version_bench_check(version_id=version_id)
 
 
 @shared_task(name="arena.comparison_advance")

@@ -281,6 +281,8 @@ def ladder_page(request: HttpRequest, ladder_id: int) -> HttpResponse:
 
 #: A version in one of these is still to be validated: its page refreshes itself.
 _WAITING = (BotVersion.Status.PENDING, BotVersion.Status.VALIDATING)
+#: A version its owner may make the one that plays (the active one is already).
+_ACTIVATABLE = tuple(status for status in services.VALIDATED if status != BotVersion.Status.ACTIVE)
 
 
 def bot_page(request: HttpRequest, bot_id: int) -> HttpResponse:
@@ -304,6 +306,8 @@ def bot_page(request: HttpRequest, bot_id: int) -> HttpResponse:
         "versions_rated": [(v, selectors.version_ratings(v)) for v in versions],
         "comparisons": list(selectors.bot_comparisons(bot)[:10]),
         "owner": owner,
+        "is_owner": request.user.is_authenticated and bot.owner_id == request.user.pk,
+        "activatable": _ACTIVATABLE,
         "matches": matches,
         "logs": selectors.bot_logs(bot, matches, request.user),
         "ratings": _ratings(entries),
@@ -679,6 +683,26 @@ def account(request: HttpRequest) -> HttpResponse:
     )
     messages.success(request, _("A new API token was made. Copy it now: it is not shown again."))
     return _account_page(request, issued=issued)
+
+
+@login_required
+@require_POST
+def version_activate(request: HttpRequest, bot_id: int, number: int) -> HttpResponse:
+    """The owner makes one of the bot's validated versions the one that plays."""
+    bot = selectors.bot_get(bot_id)
+    try:
+        services.version_activate(bot=bot, user=request.user, number=number)
+    except PermissionError:
+        raise Http404 from None  # (another's bot: nothing to change here)
+    except ValidationError as exc:
+        for message in exc.messages:
+            messages.error(request, message)
+        return redirect("bot", bot_id=bot.pk)
+    messages.success(
+        request,
+        _("Version %(number)s plays for %(name)s now.") % {"number": number, "name": bot.name},
+    )
+    return redirect("bot", bot_id=bot.pk)
 
 
 @login_required

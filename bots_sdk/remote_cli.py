@@ -36,7 +36,19 @@ from bots_sdk.remote import (
 from bots_sdk.reproduce import RecordError, reproduce
 from bots_sdk.sandbox import BACKENDS, SandboxUnavailable, default_launcher
 
-COMMANDS = ("login", "logout", "submit", "status", "matches", "logs", "fetch", "reproduce")
+COMMANDS = (
+    "login",
+    "logout",
+    "submit",
+    "activate",
+    "status",
+    "matches",
+    "logs",
+    "fetch",
+    "reproduce",
+)
+#: What a validated upload leads to (``submit --activate``): as the platform names them.
+ACTIVATIONS = ("now", "if-not-weaker", "never")
 #: How long ``submit`` waits for a verdict unless told otherwise.
 WAIT_SECONDS = 600.0
 
@@ -74,10 +86,21 @@ def add_commands(commands: Any) -> None:
         metavar="L",
         help="a ladder (name or id) the bot enters; may repeat",
     )
+    submit.add_argument(
+        "--activate",
+        choices=ACTIVATIONS,
+        default="now",
+        help="once validated: 'now' it replaces the version playing (the default); "
+        "'if-not-weaker' it plays a comparison with it first and replaces it only if not "
+        "found weaker and without a fault; 'never' it waits for bidel activate",
+    )
     submit.add_argument("--no-wait", action="store_true", help="do not wait for the verdict")
     submit.add_argument(
         "--timeout", type=float, default=WAIT_SECONDS, help="seconds to wait for the verdict"
     )
+    activate = command("activate", "choose which of a bot's validated versions plays")
+    activate.add_argument("bot", metavar="BOT", help="your bot's name, or its id")
+    activate.add_argument("version", type=int, metavar="VERSION", help="its number (v3: 3)")
     status = command("status", "your bots; or one bot's versions and ratings")
     status.add_argument("bot", nargs="?", metavar="BOT", help="a bot: your bot's name, or an id")
     matches = command("matches", "a bot's recent matches")
@@ -254,7 +277,10 @@ def _submit(platform: Platform, args: argparse.Namespace) -> int:
             ladder = platform.ladder(name)
             platform.post(f"/api/ladders/{ladder['id']}/entries/", {"bot": bot["id"]})
     version = platform.request(
-        "POST", f"/api/bots/{bot['id']}/versions/", file=(filename, data)
+        "POST",
+        f"/api/bots/{bot['id']}/versions/",
+        data={"activate": args.activate},
+        file=(filename, data),
     ).json()
     number = version["number"]
     label = f"{bot['name']} v{number}"
@@ -270,10 +296,34 @@ def _submit(platform: Platform, args: argparse.Namespace) -> int:
     if version["status"] == "rejected":
         _out(args, document, f"{label} was rejected: {_reason(version)}")
         return 1
+    if version["status"] == "retired" and args.activate == "never":
+        _out(
+            args,
+            document,
+            f"{label} passed its validation; bidel activate {bot['name']} {number} makes it play",
+        )
+        return 0
+    if version["status"] == "retired":  # a trial that did not make it active
+        _out(args, document, f"{label} was not made active: {_last_line(version)}")
+        return 1
     raise RemoteError(
         f"{label} is still {version['status']} after {args.timeout:.0f} s: "
         f"see bidel status {bot['name']}"
     )
+
+
+def _last_line(version: dict[str, Any]) -> str:
+    lines = [line for line in str(version.get("validation_log") or "").splitlines() if line]
+    return lines[-1] if lines else "no reason was given"
+
+
+def _activate(platform: Platform, args: argparse.Namespace) -> int:
+    bot = platform.my_bot(args.bot)
+    if bot is None:
+        raise Usage(f"you have no bot named {args.bot!r}")
+    version = platform.post(f"/api/bots/{bot['id']}/activate/", {"version": args.version})
+    _out(args, _verdict(bot, version), f"{bot['name']} v{version['number']} is active")
+    return 0
 
 
 def _say(args: argparse.Namespace, text: str) -> None:
@@ -293,6 +343,7 @@ def _wait(
         version = dict(platform.get(f"/api/bots/{bot['id']}/versions/{number}/"))
         waited = time.monotonic() - started
         if version["status"] in ("active", "rejected", "retired") or waited >= args.timeout:
+            # (a candidate waits for its trial: active, or retired saying why)
             if tty:
                 sys.stderr.write("\r\033[K")
             return version
@@ -341,7 +392,10 @@ def _status(platform: Platform, args: argparse.Namespace) -> int:
         mine = [row for row in rows if (row.get("bot") or {}).get("id") == bot["id"]]
         if mine:
             ladders.append({"ladder": ladder["name"], "rankings": mine})
-    lines = [f"{bot['name']} (id {bot['id']}, by {bot['owner']})", "versions:"]
+    lines = [f"{bot['name']} (id {bot['id']}, by {bot['owner']})"]
+    if bot.get("notice"):
+        lines.append(f"notice: {bot['notice']}")
+    lines.append("versions:")
     for version in versions:
         lines.append(
             f"  v{version['number']:<4} {version['status']:<10} {version['created_at'][:19]}  "
@@ -613,6 +667,7 @@ HANDLERS: dict[str, Callable[[Platform, argparse.Namespace], int]] = {
     "login": _login,
     "logout": _logout,
     "submit": _submit,
+    "activate": _activate,
     "status": _status,
     "matches": _matches,
     "logs": _logs,

@@ -325,6 +325,11 @@ COMPARISONS_MAX_OPEN = env.int("COMPARISONS_MAX_OPEN", 1, minimum=1)
 #: A comparison's round: deals (each in every rotation), and its budget of rounds.
 COMPARISON_DEALS_PER_ROUND = env.int("COMPARISON_DEALS_PER_ROUND", 20, minimum=1)
 COMPARISON_MAX_ROUNDS = env.int("COMPARISON_MAX_ROUNDS", 12, minimum=1)
+#: An active version is benched when its seats faulted in at least BENCH_MIN_FAULTED of its
+#: last BENCH_WINDOW ladder matches, and in more than BENCH_FAULT_SHARE of them.
+BENCH_WINDOW = env.int("BENCH_WINDOW", 10, minimum=1)
+BENCH_MIN_FAULTED = env.int("BENCH_MIN_FAULTED", 3, minimum=1)
+BENCH_FAULT_SHARE = 0.3
 #: Versions of one user's bots waiting for their validation (pending or validating) at once.
 UPLOAD_MAX_WAITING = env.int("UPLOAD_MAX_WAITING", 3, minimum=1)
 #: The largest request body the server reads (hearts_platform/body_limit.py, before Django

@@ -61,6 +61,11 @@ urlpatterns = [
     path("password-reset/done/", web.password_reset_complete, name="password_reset_complete"),
     path("bots/new/", web.bot_new, name="bot_new"),
     path("bots/<id:bot_id>/upload/", web.version_upload, name="version_upload"),
+    path(
+        "bots/<id:bot_id>/versions/<id:number>/activate/",
+        web.version_activate,
+        name="version_activate",
+    ),
     path("challenges/new/", web.challenge_new, name="challenge_new"),
     path("play/", web.play_new, name="play_new"),
     # A person's game by its match number; the seat's secret is its cookie, never the address.

@@ -29,6 +29,14 @@ def _deadline() -> float:
 #: A verdict never rests on something happening sooner: a busy machine is only slower.
 DEADLINE = _deadline()
 
+#: Seconds for work known to be long — a build of the engine or of the SDK's wheel, a fresh
+#: venv, a suite run in a subprocess: ten deadlines (600 by default), however busy the machine.
+LONG = 10 * DEADLINE
+#: The bound of a test that does such work, or waits for another worker's (a shared build):
+#: a few of :data:`LONG` (``pytest.mark.timeout(LONG_TEST)``), never the suite's per-test 300 s,
+#: which a build alone passes on a busy machine.
+LONG_TEST = 3 * LONG
+
 T = TypeVar("T")
 
 

@@ -273,8 +273,23 @@ class BotSerializer(serializers.ModelSerializer):
             "created_at",
             "active_version",
             "join_ladders",
+            "notice",
         ]
-        read_only_fields = ["id", "owner", "disabled", "retired_at", "created_at", "active_version"]
+        read_only_fields = [
+            "id",
+            "owner",
+            "disabled",
+            "retired_at",
+            "created_at",
+            "active_version",
+            "notice",
+        ]
+        extra_kwargs = {
+            "notice": {
+                "help_text": "what the platform last did to its versions by itself (a version "
+                "benched, a candidate not made active); empty when nothing"
+            }
+        }
 
     def get_active_version(self, bot: Bot) -> int | None:
         version = selectors.active_version(bot.pk)
@@ -296,6 +311,20 @@ class VersionUploadSerializer(serializers.Serializer):
         allow_empty_file=True,  # refused by the upload check, with its own message
         error_messages={"null": "No file was submitted.", "required": "No file was submitted."},
     )
+    activate = serializers.ChoiceField(
+        choices=BotVersion.Activation.values,
+        default=BotVersion.Activation.NOW.value,
+        help_text="what its validation leads to: `now` (it replaces the active version), "
+        "`if-not-weaker` (it plays a comparison with the active version first and replaces "
+        "it only if not found weaker and without a fault), `never` (validated only: "
+        "activate it yourself)",
+    )
+
+
+class VersionActivateSerializer(serializers.Serializer):
+    """Which of the bot's validated versions plays."""
+
+    version = serializers.IntegerField(min_value=1, max_value=999_999_999)
 
 
 class ComparisonRequestSerializer(serializers.Serializer):
@@ -388,7 +417,9 @@ class VersionSerializer(serializers.ModelSerializer):
             "filename",
             "sha256",
             "status",
+            "activation",
             "created_at",
+            "activated_at",
             "ratings",
             "compared",
         ]

@@ -412,8 +412,31 @@ class BotViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gene
         upload.is_valid(raise_exception=True)
         file = upload.validated_data["file"]
         data = read_upload(file)
-        version = services.version_upload(bot=bot, user=request.user, filename=file.name, data=data)
+        version = services.version_upload(
+            bot=bot,
+            user=request.user,
+            filename=file.name,
+            data=data,
+            activation=upload.validated_data["activate"],
+        )
         return Response(s.VersionOwnerSerializer(version).data, status=status.HTTP_201_CREATED)
+
+    @extend_schema(
+        request=s.VersionActivateSerializer,
+        responses={200: s.VersionOwnerSerializer, 400: _ERRORS[400], 401: _ERRORS[401]},
+    )
+    @action(detail=True, methods=["post"], url_path="activate")
+    def activate(self, request: Request, pk: str | None = None) -> Response:
+        """Choose the version that plays: any of the bot's versions that passed its
+        validation (retired, benched, or a candidate on trial, whose trial then ends); the
+        one playing retires. Its owner only."""
+        bot = self.get_object()
+        asked = s.VersionActivateSerializer(data=request.data)
+        asked.is_valid(raise_exception=True)
+        version = services.version_activate(
+            bot=bot, user=request.user, number=asked.validated_data["version"]
+        )
+        return Response(s.VersionOwnerSerializer(version).data)
 
     @extend_schema(responses={200: s.VersionOwnerSerializer})
     @action(detail=True, methods=["get"], url_path=r"versions/(?P<number>[0-9]{1,9})")

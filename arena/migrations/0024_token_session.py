@@ -4,20 +4,30 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('arena', '0023_comparison_superseded'),
+        ("arena", "0023_comparison_superseded"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='apitoken',
-            name='session_key',
-            field=models.CharField(blank=True, default='', max_length=40),
+            model_name="apitoken",
+            name="session_key",
+            field=models.CharField(blank=True, default="", max_length=40),
         ),
         migrations.AlterField(
-            model_name='apitoken',
-            name='revoked_why',
-            field=models.CharField(blank=True, choices=[('owner', 'revoked by its owner'), ('renewed', 'replaced by a renewal'), ('password_reset', 'revoked by a password reset'), ('limit', 'revoked for a newer token'), ('logout', 'ended with the session that made it')], default='', max_length=16),
+            model_name="apitoken",
+            name="revoked_why",
+            field=models.CharField(
+                blank=True,
+                choices=[
+                    ("owner", "revoked by its owner"),
+                    ("renewed", "replaced by a renewal"),
+                    ("password_reset", "revoked by a password reset"),
+                    ("limit", "revoked for a newer token"),
+                    ("logout", "ended with the session that made it"),
+                ],
+                default="",
+                max_length=16,
+            ),
         ),
     ]

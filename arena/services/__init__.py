@@ -38,12 +38,16 @@ from arena.services.accounts import (
 )
 from arena.services.bots import (
     DEFAULT_LADDER,
+    VALIDATED,
     VALIDATION_HANDS,
     VALIDATORS,
     bot_create,
     bot_retire,
     bot_update,
+    version_activate,
+    version_bench_check,
     version_settle,
+    version_trial_end,
     version_upload,
 )
 from arena.services.dispatch import (
@@ -118,6 +122,7 @@ __all__ = [
     "ScoresDisagree",
     "SeatSpec",
     "TOURNAMENT_MAX_HANDS",
+    "VALIDATED",
     "VALIDATION_HANDS",
     "VALIDATION_TIMEOUT",
     "VALIDATORS",
@@ -169,7 +174,10 @@ __all__ = [
     "user_email_set",
     "user_language_set",
     "version_dispatch",
+    "version_activate",
+    "version_bench_check",
     "version_settle",
+    "version_trial_end",
     "version_upload",
     "version_validate",
     "versions_expire",

@@ -28,8 +28,9 @@ from django.db import transaction
 from django.utils import timezone
 
 from arena.domain.scheduling import sprt
-from arena.models import BotVersion, Comparison, Match
+from arena.models import BotVersion, Comparison, Match, MatchSeat
 from arena.services import policy
+from arena.services.bots import VALIDATED, version_trial_end
 from arena.services.matches import SeatSpec, match_create, new_seed
 from bots_sdk.referee.stats import mean_ci
 
@@ -58,6 +59,8 @@ class Result:
     high: float
     llr: float
     decision: str
+    #: The reverse test (is the older version the stronger?) accepted: the newer is weaker.
+    weaker: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -90,7 +93,10 @@ def compare(seats: Iterable[tuple[int, int, str, Sequence[int]]], rotations: int
         wins.append(1.0 if newer < older else 0.5 if newer == older else 0.0)
     mean, (low, high) = mean_ci(differences)
     test = sprt(wins, ELO0, ELO1, ALPHA, BETA)
-    return Result(len(differences), mean, low, high, test.llr, test.verdict or "")
+    reverse = sprt([1.0 - win for win in wins], ELO0, ELO1, ALPHA, BETA)
+    return Result(
+        len(differences), mean, low, high, test.llr, test.verdict or "", reverse.verdict == "H1"
+    )
 
 
 def verdict(newer: str, older: str, result: Result, *, spent: bool) -> str:
@@ -135,21 +141,27 @@ def _signed(value: float) -> str:
 
 @transaction.atomic
 def comparison_start(
-    *, older: BotVersion, newer: BotVersion, requested_by: Any = None
+    *, older: BotVersion, newer: BotVersion, requested_by: Any = None, trial: bool = False
 ) -> Comparison:
     """Compare two versions of one bot (the first round is queued at once). An owner's
-    request is refused while ``COMPARISONS_MAX_OPEN`` of theirs are running."""
+    request is refused while ``COMPARISONS_MAX_OPEN`` of theirs are running. A ``trial``
+    (the platform's, for a candidate: ``--activate if-not-weaker``) decides whether
+    ``newer`` replaces ``older``: :func:`comparison_advance` ends it."""
     if older.bot_id != newer.bot_id:
         raise ValidationError({"versions": "compare two versions of the same bot"})
     policy.require_active(newer.bot, "versions")
     if older.pk == newer.pk:
         raise ValidationError({"versions": "compare two different versions"})
-    playable = (BotVersion.Status.ACTIVE, BotVersion.Status.RETIRED)
     for version in (older, newer):
-        if version.status not in playable:
+        if version.status not in VALIDATED:
             raise ValidationError(
-                {"versions": f"v{version.number} has never been active: it cannot be compared"}
+                {
+                    "versions": f"v{version.number} has not passed its validation: it cannot "
+                    "be compared"
+                }
             )
+    if trial and newer.status != BotVersion.Status.CANDIDATE:
+        raise ValidationError({"versions": f"v{newer.number} is not a candidate: no trial"})
     if requested_by is None:  # the platform's, one per activation: the latest alone runs
         _supersede(newer)
     else:
@@ -170,6 +182,7 @@ def comparison_start(
         newer=newer,
         requested_by=requested_by,
         seed=new_seed(),
+        trial=trial,
     )
     _round(comparison)
     return comparison
@@ -183,14 +196,21 @@ def _supersede(newer: BotVersion) -> int:
             bot_id=newer.bot_id, requested_by__isnull=True, status=Comparison.Status.RUNNING
         )
     )
+    now_on = "is on trial" if newer.status == BotVersion.Status.CANDIDATE else "became active"
     for comparison in stale:
         comparison.matches.filter(status=Match.Status.QUEUED).delete()
         comparison.status = Comparison.Status.SUPERSEDED
         comparison.verdict = (
-            f"no verdict: v{newer.number} became active first (its comparison runs instead)"
+            f"no verdict: v{newer.number} {now_on} first (its comparison runs instead)"
         )
         comparison.finished_at = timezone.now()
         comparison.save(update_fields=["status", "verdict", "finished_at"])
+        if comparison.trial and comparison.newer_id != newer.pk:
+            version_trial_end(
+                version_id=comparison.newer_id,
+                promote=False,
+                why=f"its trial ended without a verdict: v{newer.number} {now_on} first",
+            )
     return len(stale)
 
 
@@ -257,7 +277,12 @@ def comparison_advance(*, comparison_id: int) -> Comparison:
         comparison.result = result.to_dict()
         names = (f"v{comparison.newer.number}", f"v{comparison.older.number}")
         comparison.verdict = verdict(*names, result, spent=spent)
-        if result.decision or spent:
+        faulted = _faulted_hands(comparison) if comparison.trial else 0
+        if faulted:  # a trial ends at its candidate's first faults
+            comparison.verdict = (
+                f"{names[0]} faulted {faulted} time(s): not made active ({comparison.verdict})"
+            )
+        if result.decision or spent or faulted or (comparison.trial and result.weaker):
             failed = comparison.matches.filter(status=Match.Status.FAILED).count()
             if result.deals == 0:
                 comparison.status = Comparison.Status.FAILED
@@ -269,10 +294,40 @@ def comparison_advance(*, comparison_id: int) -> Comparison:
             else:
                 comparison.status = Comparison.Status.FINISHED
             comparison.finished_at = timezone.now()
+            if comparison.trial:
+                _trial_end(comparison, result, faulted)
         else:
             _round(comparison)
         comparison.save(update_fields=["result", "verdict", "status", "finished_at", "rounds"])
         return comparison
+
+
+def _trial_end(comparison: Comparison, result: Result, faulted: int) -> None:
+    """A candidate's trial decided: it replaces the version it was compared with if it did
+    not fault and the comparison did not find it weaker (the reverse test accepted, or its
+    interval wholly above zero points a hand)."""
+    newer, older = f"v{comparison.newer.number}", f"v{comparison.older.number}"
+    if comparison.status == Comparison.Status.FAILED:
+        promote, why = False, f"its trial could not be played ({comparison.verdict})"
+    elif faulted:
+        promote, why = False, f"it faulted {faulted} time(s) in its trial"
+    elif result.weaker or result.low > 0:
+        promote, why = False, f"it is weaker than {older} ({comparison.verdict})"
+    else:
+        promote, why = True, f"{newer} is not weaker than {older} ({comparison.verdict})"
+    version_trial_end(version_id=comparison.newer_id, promote=promote, why=why)
+
+
+def _faulted_hands(comparison: Comparison) -> int:
+    """How many faults the newer version's seats have in the comparison's finished matches."""
+    return sum(
+        len(faults)
+        for faults in MatchSeat.objects.filter(
+            match__comparison=comparison,
+            match__status=Match.Status.FINISHED,
+            version_id=comparison.newer_id,
+        ).values_list("faults", flat=True)
+    )
 
 
 def _seats(comparison: Comparison) -> list[tuple[int, int, str, Sequence[int]]]:

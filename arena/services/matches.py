@@ -291,6 +291,7 @@ def match_finish(
         return False  # a duplicate or stale worker: the first result stands
     totals, per_hand = result_scores(result)  # (raising, it rolls the update back)
     places = places_from_scores(totals)
+    faulted = []
     for seat in MatchSeat.objects.filter(match_id=match_id).order_by("seat"):
         extra = result["seats"][seat.seat]
         seat.score = totals[seat.seat]
@@ -299,7 +300,12 @@ def match_finish(
         seat.stderr = extra["stderr"]
         seat.hand_scores = per_hand[seat.seat]
         seat.save(update_fields=["score", "rank", "faults", "stderr", "hand_scores"])
+        if seat.faults:
+            faulted.append(seat)
     match = Match.objects.get(pk=match_id)
+    if match.kind == Match.Kind.LADDER:  # a version that faults too often is benched
+        for version_id in {seat.version_id for seat in faulted if seat.version_id}:
+            enqueue("arena.version_bench_check", version_id)
     if match.ladder_id and match.kind in (Match.Kind.LADDER, Match.Kind.TOURNAMENT):
         live_elo_apply(match=match)
         ratings_schedule(ladder_id=match.ladder_id)

@@ -1,10 +1,11 @@
 """A database that holds every kind of thing the arena's models allow, built through the
 services (the engine plays every finished match): matches of every kind in every status; seats
 of people (signed in, anonymous, and of a deleted account), of built-ins and of uploaded
-versions, some faulted; versions pending, validating, active, retired and rejected; bots
-retired, disabled and without versions, and a deleted user's; ladders empty, inactive and
-rated; tournaments of every format and status, one with no field; version comparisons running,
-finished and failed; names in Persian and with markup everywhere a name is shown.
+versions, some faulted; versions pending, validating, active, retired, rejected, benched and
+on trial; bots retired, disabled and without versions, and a deleted user's; ladders empty,
+inactive and rated; tournaments of every format and status, one with no field; version
+comparisons running, finished and failed; names in Persian and with markup everywhere a name
+is shown.
 
 Statuses no service leaves a match in for long (running) are what the services' own claims
 make; the rows no service makes (a ladder, a tournament without entries, an account name the
@@ -106,8 +107,12 @@ class EveryKind:
     gone_bot: int = 0  #: the bot of the deleted user (deleted with them)
 
 
-def _version(bot: Bot, user: Any, code: bytes, *, validate: bool = True) -> BotVersion:
-    version = services.version_upload(bot=bot, user=user, filename="bot.py", data=code)
+def _version(
+    bot: Bot, user: Any, code: bytes, *, validate: bool = True, activation: str = "now"
+) -> BotVersion:
+    version = services.version_upload(
+        bot=bot, user=user, filename="bot.py", data=code, activation=activation
+    )
     if validate:
         services.version_validate(version_id=version.pk)
     return BotVersion.objects.get(pk=version.pk)
@@ -390,6 +395,20 @@ def build() -> EveryKind:
         visitor=people.Visitor(address="203.0.113.22"), opponents=[*low, *low, *low]
     )
     world.matches["human/running"] = _running(running_game).pk
+
+    # --- a version benched (the one before restored), a candidate on trial
+    keeper = services.bot_create(owner=owner, name="keeper", join_ladders=[])
+    kept = _version(keeper, owner, DUCKER)
+    faulting = _version(keeper, owner, DUCKER_2)
+    # (benched as version_bench_check does after faulted ladder matches: its own test plays them)
+    BotVersion.objects.filter(pk=faulting.pk).update(status=BotVersion.Status.BENCHED)
+    BotVersion.objects.filter(pk=kept.pk).update(status=BotVersion.Status.ACTIVE)
+    Bot.objects.filter(pk=keeper.pk).update(
+        notice="v2 was benched: its seats faulted in 3 of its last 3 ladder matches; v1 plays again"
+    )
+    candidate = _version(keeper, owner, DUCKER_2, activation="if-not-weaker")
+    assert candidate.status == BotVersion.Status.CANDIDATE
+    comparisons.comparison_start(older=kept, newer=candidate, trial=True)
 
     # --- what happens later: a bot retired, one disabled, a tournament cancelled at its start
     services.bot_retire(bot=scripted, user=owner)

@@ -30,6 +30,7 @@ from engine.state import GameState
 from tests.arena.browser import web_server
 from tests.arena.live import worker_env
 from tests.bots_sdk.test_sdk_package import shared_fresh_venv
+from tests.deadline import LONG, LONG_TEST
 from tests.support import DEADLINE, PROJECT_DIR, celery_worker, child_env, purge_queues, wait_until
 
 pytestmark = pytest.mark.django_db(transaction=True)  # (the standard ladder made afresh)
@@ -94,7 +95,7 @@ def _bidel(
         input=stdin,
         capture_output=True,
         text=True,
-        timeout=600,
+        timeout=LONG,
     )
 
 
@@ -371,6 +372,7 @@ def test_two_versions_are_rated_apart_and_compared_in_words(platform: str, tmp_p
     assert listed[1]["compared"]["ci95"][0] <= listed[1]["compared"]["mean"]
 
 
+@pytest.mark.timeout(LONG_TEST)  # (the SDK's wheel, built here or by another worker)
 def test_a_fresh_venv_holding_only_the_sdk_logs_in_and_submits(
     platform: str, tmp_path: Path
 ) -> None:

@@ -29,8 +29,11 @@ from arena.models import Bot, Ladder, Match, Tournament
 from arena.services import people
 from bots_sdk.builtin import BUILTIN
 from tests.arena.every_kind import BREAKOUT, PERSIAN, SCRIPT, EveryKind
+from tests.deadline import LONG_TEST
 
-pytestmark = pytest.mark.django_db
+#: A walk of every URL is minutes of rendering on a busy machine (180 s seen with both
+#: cores taken): bounded as work known to be long, not by the per-test 300 s.
+pytestmark = [pytest.mark.django_db, pytest.mark.timeout(LONG_TEST)]
 
 #: What a template prints for a variable it does not have (Django prints "" by default).
 INVALID = "@@no such variable: %s@@"
@@ -130,12 +133,13 @@ def parameters(route: str, world: EveryKind) -> list[dict[str, str]]:
         app, model = route.split("/")[1:3]
         (name,) = names  # object_id, or id (a user's password)
         return [{name: pk} for pk in _admin_objects(apps.get_model(app, model), world)]
-    if names == ["pk", "number"]:  # a bot's version
+    if names in (["pk", "number"], ["bot_id", "number"]):  # a bot's version
+        bot_key = names[0]
         return [
-            {"pk": str(bot), "number": str(number)}
+            {bot_key: str(bot), "number": str(number)}
             for bot, numbers in world.versions.items()
             for number in [*numbers, 999]
-        ] + [{"pk": NONE, "number": "1"}]
+        ] + [{bot_key: NONE, "number": "1"}]
     if names == ["uidb64", "token"]:
         uid, token = world.reset
         return [

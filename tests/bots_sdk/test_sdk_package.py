@@ -20,14 +20,17 @@ from pathlib import Path
 
 import pytest
 
+from tests.deadline import LONG, LONG_TEST
 from tests.sandboxes import sandbox_problem
 from tests.support import PROJECT_DIR
 
+#: Every test here builds the wheel or waits for the build another worker makes.
+pytestmark = pytest.mark.timeout(LONG_TEST)
 SDK = PROJECT_DIR / "sdk"
 
 
 def _run(
-    *argv: str | Path, cwd: Path, timeout: float = 300, env: dict[str, str] | None = None
+    *argv: str | Path, cwd: Path, timeout: float = LONG, env: dict[str, str] | None = None
 ) -> subprocess.CompletedProcess[str]:
     env = {"PATH": "/usr/bin:/bin", "HOME": str(cwd), **(env or {})}
     return subprocess.run(

@@ -16,7 +16,11 @@ import pytest
 
 import engine
 from engine import _build
+from tests.deadline import DEADLINE, LONG, LONG_TEST
 from tests.support import PROJECT_DIR, child_env, run_python
+
+#: Builds, and the engine's tests run again on the other build: work known to be long.
+pytestmark = pytest.mark.timeout(LONG_TEST)
 
 
 def _no_compiler() -> str | None:
@@ -46,7 +50,7 @@ def _engine(build: str, *argv: str) -> dict[str, str]:
         env=child_env({"BIDEL_ENGINE": build}),
         capture_output=True,
         text=True,
-        timeout=300,
+        timeout=LONG,
     )
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout)
@@ -100,7 +104,7 @@ def test_the_differential_tests_and_doctests_pass_on_the_other_build_too() -> No
         env=child_env({"BIDEL_ENGINE": other}),
         capture_output=True,
         text=True,
-        timeout=600,
+        timeout=LONG,
     )
     assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
     assert " passed" in done.stdout
@@ -147,7 +151,7 @@ def test_a_hot_module_edited_since_it_was_compiled_runs_as_pure_python_with_a_wa
             env=child_env({"BIDEL_ENGINE": choice, "PYTHONPATH": str(tmp_path)}),
             capture_output=True,
             text=True,
-            timeout=60,
+            timeout=DEADLINE,
         )
         assert done.returncode == outcome, done.stderr
         assert "engine/simulate.py changed since it was compiled" in done.stderr
@@ -157,7 +161,7 @@ def test_a_hot_module_edited_since_it_was_compiled_runs_as_pure_python_with_a_wa
         env=child_env({"BIDEL_ENGINE": "auto", "PYTHONPATH": str(tmp_path)}),
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=DEADLINE,
     ).stdout.split()
     assert kind == "pure" and file == str(tmp_path / "engine" / "simulate.py")
 
@@ -180,7 +184,7 @@ def test_an_install_that_could_not_compile_says_why_and_runs_pure(
         env=child_env({"BIDEL_ENGINE": None, "PYTHONPATH": str(tmp_path)}),
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=DEADLINE,
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith(f"pure (not compiled: {reason})")
@@ -203,7 +207,7 @@ def test_a_hot_module_touched_but_unchanged_still_runs_compiled(tmp_path: Path) 
         env=child_env({"BIDEL_ENGINE": "compiled", "PYTHONPATH": str(tmp_path)}),
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=DEADLINE,
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "compiled" and "Warning" not in done.stderr, done.stderr
@@ -220,7 +224,7 @@ def test_an_unreadable_manifest_is_named_and_the_engine_runs_pure(tmp_path: Path
         env=child_env({"BIDEL_ENGINE": None, "PYTHONPATH": str(tmp_path)}),
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=DEADLINE,
     )
     assert done.returncode == 0, done.stderr
     build, file = done.stdout.splitlines()
