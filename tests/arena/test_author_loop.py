@@ -285,6 +285,8 @@ def test_the_guides_terminal_section_runs_as_written(platform: str, tmp_path: Pa
     assert [shlex.split(line)[1] for line in lines] == [
         "login",
         "submit",
+        "submit",
+        "activate",
         "status",
         "matches",
         "logs",
@@ -394,3 +396,53 @@ def test_a_fresh_venv_holding_only_the_sdk_logs_in_and_submits(
     assert submitted.stdout.strip().splitlines()[-1] == "x v1 is active"
     token = _token(home, platform)
     assert token not in done.stdout + done.stderr + submitted.stdout + submitted.stderr
+
+
+#: BOT until its third hand, then it raises: the validation's two hands never see it.
+CRASHER = "CHANGED = False\n" + BOT.replace(
+    "    def play(self, view):\n",
+    "    def play(self, view):\n"
+    "        if view.hand_number >= 2:\n"
+    '            raise ValueError("from the third hand on")\n',
+)
+
+
+def test_an_author_chooses_the_version_that_plays_from_the_terminal(
+    platform: str, tmp_path: Path
+) -> None:
+    get_user_model().objects.create_user("ada", password=PASSWORD)
+    (tmp_path / "bot.py").write_text("CHANGED = False\n" + BOT)
+    (tmp_path / "crasher.py").write_text(CRASHER)
+    login = ["login", "--username", "ada", "--password-stdin"]
+    assert _bidel(tmp_path, platform, *login, stdin=PASSWORD).returncode == 0
+    first = _bidel(tmp_path, platform, "submit", "bot.py", "--bot", "x", "--new")
+    assert first.returncode == 0, first.stdout + first.stderr
+
+    # on trial: it faults from its third hand, so v1 plays on and the owner is told why
+    tried = _bidel(
+        tmp_path, platform, "submit", "crasher.py", "--bot", "x", "--activate", "if-not-weaker"
+    )
+    assert tried.returncode == 1, tried.stdout + tried.stderr
+    assert "x v2 was not made active: " in tried.stdout and "faulted" in tried.stdout
+    status = _bidel(tmp_path, platform, "status", "x")
+    assert "notice: v2 was not made active: it faulted" in status.stdout, status.stdout
+    shown = json.loads(_bidel(tmp_path, platform, "status", "x", "--json").stdout)
+    assert {v["number"]: v["status"] for v in shown["versions"]} == {1: "active", 2: "retired"}
+    bot = Bot.objects.get(name="x")
+    assert (
+        not Match.objects.filter(seats__version__bot=bot, seats__version__number=2)
+        .exclude(kind="comparison")
+        .exists()
+    )
+
+    # the author switches, back and forth; a version held back waits for them
+    for number in (2, 1):
+        switched = _bidel(tmp_path, platform, "activate", "x", str(number))
+        assert switched.returncode == 0, switched.stderr
+        assert switched.stdout.strip() == f"x v{number} is active"
+        assert Platform(platform).get(f"/api/bots/{bot.pk}/")["active_version"] == number
+    held = _bidel(tmp_path, platform, "submit", "bot.py", "--bot", "x", "--activate", "never")
+    assert held.returncode == 0, held.stdout + held.stderr
+    assert "x v3 passed its validation; bidel activate x 3 makes it play" in held.stdout
+    assert Platform(platform).get(f"/api/bots/{bot.pk}/")["active_version"] == 1
+    _one_line_failure(_bidel(tmp_path, platform, "activate", "x", "9"), "no version 9")
