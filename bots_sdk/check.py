@@ -6,6 +6,11 @@ clubs), a later lead, following suit, a void (any card), Hokm's trump declaratio
 moon choice. Each starts the bot as that seat (``hello``), asks one ``act``, judges the answer
 by the rules, then listens a moment for anything more (a second answer to the same message
 is a protocol mistake the referee would fault on the next move).
+
+Then whole games (:data:`GAME_SEEDS`): the bot at a different seat of each, against the
+built-ins, under the platform's move clock, to the end — what a bot does only from its third
+hand on, or only once it has taken the queen, no single position shows. Each game's finding
+says what it covered (hands, decisions), or the first fault and the bot's own traceback.
 """
 
 from __future__ import annotations
@@ -17,8 +22,9 @@ from pathlib import Path
 
 from bots_sdk.protocol import PHASE_DECISIONS, bot_seed
 from bots_sdk.referee.players import Answer, Fault, ProcessPlayer
-from bots_sdk.referee.runner import _validate
+from bots_sdk.referee.runner import RefereeConfig, TimeControl, _validate, run_match
 from bots_sdk.sandbox import Launcher
+from bots_sdk.tracebacks import own_frames
 from bots_sdk.view import View
 from engine.rules import RuleSet
 from engine.state import GameState, Phase
@@ -27,6 +33,13 @@ from engine.state import GameState, Phase
 CHECK_LIMIT = 1.0
 #: Seconds listened to after an answer, for a second one.
 LISTEN = 0.15
+#: The whole games played after the scenarios, one per seed (the bot at seat ``i + 1`` of
+#: the ``i``-th): the platform's standard rules, to their target.
+GAME_SEEDS = (1, 2, 3)
+#: The bot's opponents in those games.
+OPPONENTS = ("heuristic", "random", "low")
+#: The games' clock: the platform's move time, with a bank for a slow start.
+GAME_CLOCK = TimeControl(CHECK_LIMIT, 10.0)
 
 
 @dataclass(frozen=True)
@@ -103,6 +116,10 @@ class Finding:
     where: str
     problem: str  # '' when the bot answered well
     said: str
+    #: The bot's own traceback (a crash in a game), shown under the finding.
+    frames: tuple[str, ...] = ()
+    #: What a game covered: (hands, the bot's decisions); (0, 0) for a scenario.
+    covered: tuple[int, int] = (0, 0)
 
     @property
     def ok(self) -> bool:
@@ -153,3 +170,37 @@ def check(
 ) -> list[Finding]:
     """Every scenario, in order."""
     return [check_scenario(path, launcher, s) for s in scenarios]
+
+
+def check_game(path: Path, launcher: Launcher, seed: int, seat: int) -> Finding:
+    """One whole game of the bot at ``seat`` (from 0) against :data:`OPPONENTS`."""
+    bots = [*OPPONENTS[:seat], str(path), *OPPONENTS[seat:]]
+    config = RefereeConfig(launcher=launcher, time_control=GAME_CLOCK)
+    game = run_match("standard", seed, bots, config=config).games[0]
+    own = game.seats[seat]
+    hands = len(game.record["hands"])
+    where = f"standard, seed {seed}, seat {seat + 1}"
+    if not own.faults:
+        decisions = len(own.decisions)
+        said = f"a whole game: {hands} hands, {decisions} decisions, no fault"
+        return Finding("game", where, "", said, covered=(hands, decisions))
+    first = own.faults[0]
+    place = f"hand {int(first['hand']) + 1} ({first['decision']})"
+    told = _fault(Fault.from_dict(first))
+    more = f"; {len(own.faults)} faults in all" if len(own.faults) > 1 else ""
+    return Finding(
+        "game",
+        where,
+        f"{place}: {told}{more}",
+        "",
+        frames=tuple(own_frames(own.stderr)),
+        covered=(hands, len(own.decisions)),
+    )
+
+
+def check_games(
+    path: Path, launcher: Launcher, seeds: tuple[int, ...] = GAME_SEEDS
+) -> list[Finding]:
+    """A whole game per seed, the bot at seat ``i + 1`` of the ``i``-th."""
+    players = len(OPPONENTS) + 1
+    return [check_game(path, launcher, seed, i % players) for i, seed in enumerate(seeds)]

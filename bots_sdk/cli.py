@@ -23,7 +23,13 @@ from bots_sdk.protocol import clean_text
 from bots_sdk.referee.frames import hand_frame, point_values
 from bots_sdk.referee.participants import Participant
 from bots_sdk.referee.players import Fault, ProcessPlayer
-from bots_sdk.referee.runner import GameResult, RefereeConfig, TimeControl, run_match
+from bots_sdk.referee.runner import (
+    GameResult,
+    RefereeConfig,
+    TimeControl,
+    hand_split,
+    run_match,
+)
 from bots_sdk.referee.stats import summarize
 from bots_sdk.sandbox import (
     BACKENDS,
@@ -32,12 +38,13 @@ from bots_sdk.sandbox import (
     default_launcher,
     per_bot_limits,
 )
+from bots_sdk.tracebacks import own_frames
 from engine.__main__ import PrintVersion
 from engine.__main__ import main as engine_main
 from engine.cards import RANKS, SUITS
 from engine.record import replay
 from engine.rules import RulesError, RuleSet
-from engine.state import GameState, Phase
+from engine.state import MAX_HANDS, GameState, Phase
 
 STARTER = '''"""{name}: a Bidel Hearts bot.
 
@@ -76,30 +83,6 @@ def _progress(done: int, total: int) -> None:
     sys.stderr.flush()
 
 
-def _own_frames(stderr: str, lines: int = 12) -> list[str]:
-    """The last traceback in a bot's stderr, with only the bot's own frames (not the SDK's,
-    the engine's or the import system's), at most ``lines`` lines.
-
-    >>> _own_frames('Traceback (most recent call last):\\n  File "/sdk/bots_sdk/host.py", '
-    ...             'line 5, in serve\\n    answer = method(view)\\n  File "/bot/b.py", line 7, '
-    ...             'in play\\n    raise ValueError(1)\\nValueError: 1\\n')[1:]
-    ['  File "/bot/b.py", line 7, in play', '    raise ValueError(1)', 'ValueError: 1']
-    """
-    start = stderr.rfind("Traceback (most recent call last):")
-    if start < 0:
-        return []
-    found = stderr[start:].rstrip().splitlines()
-    kept, keep = found[:1], True
-    for line in found[1:]:
-        if line.startswith('  File "'):
-            keep = not any(part in line for part in ("<frozen", "/bots_sdk/", "/engine/"))
-        elif not line.startswith("    "):
-            keep = True  # the exception's own line(s)
-        if keep:
-            kept.append(line)
-    return kept[-lines:]
-
-
 def _load_problem(bot: str, rules: RuleSet, args: argparse.Namespace) -> str:
     """Why a bot file cannot play ('' when it can): it is started once, as it will play (in
     the sandbox), and must answer ``ready``."""
@@ -123,7 +106,7 @@ def _start_problem(bot: str, launcher: Launcher, rules: RuleSet, seed: int) -> s
     if fault.said.startswith("BotLoadError: "):  # ours, and clear: no traceback
         return f"{bot}: cannot load: " + _as_given(fault.said.removeprefix("BotLoadError: "), bot)
     # No traceback: the bot never ran (the sandbox could not start it, say): its last words.
-    said = _own_frames(stderr) or stderr.strip().splitlines()[-3:]
+    said = own_frames(stderr) or stderr.strip().splitlines()[-3:]
     frames = [_as_given(line, bot) for line in said]
     detail = _as_given(fault.owner_text(), bot)  # (the author's own run: the whole story)
     return "\n".join([f"{bot}: cannot load: {detail}", *(f"  | {line}" for line in frames)])
@@ -175,7 +158,7 @@ def _check(args: argparse.Namespace) -> int:
     """``check BOT``: a line per scenario; exit 0 when every answer was right, 1 if not (or
     if the bot cannot load: said once, with its traceback, before any scenario), 2 when the
     bot cannot be run here at all."""
-    from bots_sdk.check import SCENARIOS, check
+    from bots_sdk.check import GAME_SEEDS, SCENARIOS, check, check_games
 
     path = Path(args.bot)
     if not path.exists():
@@ -201,7 +184,21 @@ def _check(args: argparse.Namespace) -> int:
     if failed:
         print(f"{len(failed)} of {len(findings)} scenarios failed: see docs/protocol.md")
         return 1
-    print(f"all {len(findings)} scenarios passed")
+    print(f"all {len(findings)} scenarios passed; then {len(GAME_SEEDS)} whole games")
+    games = check_games(path, launcher)
+    for finding in games:
+        print(_as_given(finding.line(), args.bot))
+        for line in finding.frames:
+            print(f"      | {_as_given(line, args.bot)}")
+    hands = sum(f.covered[0] for f in games)
+    decisions = sum(f.covered[1] for f in games)
+    covered = f"{len(findings)} scenarios and {len(games)} whole games ({hands} hands, "
+    covered += f"{decisions} decisions of the bot)"
+    lost = [f for f in games if not f.ok]
+    if lost:
+        print(f"{len(lost)} of {len(games)} games faulted; covered {covered}")
+        return 1
+    print(f"all passed: {covered}")
     return 0
 
 
@@ -235,6 +232,13 @@ def _play(args: argparse.Namespace) -> int:
     )
     # The referee's engine; the bots' own simulations use the same build (docs/engine.md).
     print(f"bots_sdk: engine {engine.BUILD}", file=sys.stderr)
+    split = hand_split(args.hands)
+    if len(split) > 1:
+        print(
+            f"bots_sdk: {args.hands} hands, played as {len(split)} games of at most "
+            f"{MAX_HANDS} hands (one game's cap), each dealt from its own seed",
+            file=sys.stderr,
+        )
     if not args.unsafe_no_sandbox:
         _say_sandbox(args.sandbox)
     try:
@@ -281,7 +285,7 @@ def _report_faults(bots: list[str], results: list[GameResult]) -> bool:
             file=sys.stderr,
         )
         for seat in seats:
-            frames = [_as_given(line, bot) for line in _own_frames(seat.stderr)]
+            frames = [_as_given(line, bot) for line in own_frames(seat.stderr)]
             if frames:
                 print("\n".join(f"  | {line}" for line in frames), file=sys.stderr)
                 break
@@ -289,6 +293,12 @@ def _report_faults(bots: list[str], results: list[GameResult]) -> bool:
 
 
 def _table(summary: dict[str, Any]) -> None:
+    games = summary["games"]
+    seatings = summary["seatings"]
+    played = f"{games} game{'s' * (games != 1)}, {summary['deals']} deals"
+    if summary["duplicate"]:
+        played += f", each deal played {seatings} times with the seats rotated (duplicate)"
+    print(f"{played}; per bot: the games it sat in, the hands it played")
     print(
         f"{'bot':24} {'games':>5} {'hands':>6} {'pts/hand':>9} {'95% CI':>17} {'win%':>6} "
         f"{'moons':>5} {'faults':>22} {'ms mean':>8} {'ms p99':>8}"
@@ -306,7 +316,7 @@ def _table(summary: dict[str, Any]) -> None:
         low, high = pair["ci95"]
         print(
             f"{pair['a']} - {pair['b']}: {pair['mean_difference']:+.2f} points/hand "
-            f"[{low:+.2f}, {high:+.2f}] over {pair['deals']} deals"
+            f"[{low:+.2f}, {high:+.2f}] over {pair['deals']} deals: {pair['reading']}"
         )
 
 
@@ -532,6 +542,17 @@ def _verify(args: argparse.Namespace) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """``bidel``: every command; a reader of its output that goes away early (``| head``)
+    ends it quietly."""
+    try:
+        status = _main(argv)
+        sys.stdout.flush()  # (a reader gone away is found here, not at the interpreter's exit)
+        return status
+    except BrokenPipeError:
+        return _reader_gone()
+
+
+def _main(argv: list[str] | None) -> int:
     parser = argparse.ArgumentParser(
         prog="bidel",
         description="The Bidel bot SDK: write, play and check Hearts bots.",

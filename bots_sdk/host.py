@@ -16,11 +16,10 @@ from bots_sdk.bot import Bot
 from bots_sdk.loader import load_bot
 from bots_sdk.protocol import (
     DECISION_METHODS,
-    MAX_ACTION_CHARS,
-    MAX_ACTION_ITEMS,
     MAX_NAME,
     VERSION,
     ProtocolError,
+    as_sent,
     clean_text,
     decode_trusted,
     encode,
@@ -35,7 +34,7 @@ def _send(out: BinaryIO, message: dict[str, Any]) -> None:
     out.flush()
 
 
-def _missing_methods(bot: Bot, rules_spec: Any) -> str:
+def missing_methods(bot: Bot, rules_spec: Any) -> str:
     """What the bot lacks that these rules will call ('' when nothing)."""
     try:
         rules = RuleSet.from_spec(rules_spec)
@@ -66,7 +65,7 @@ def serve(source: str, inp: BinaryIO, out: BinaryIO, workdir: str) -> int:
                     _send(out, {"type": "error", "class": "protocol", "detail": "protocol version"})
                     return 2
                 bot = load_bot(source, seed=int(message.get("seed", 0)), extract_to=workdir)
-                missing = _missing_methods(bot, message.get("rules", "standard"))
+                missing = missing_methods(bot, message.get("rules", "standard"))
                 if missing:
                     _send(out, {"type": "error", "class": "crash", "detail": missing})
                     return 1
@@ -75,13 +74,9 @@ def serve(source: str, inp: BinaryIO, out: BinaryIO, workdir: str) -> int:
             elif kind == "act" and bot is not None:
                 view = View.from_dict(message["view"])
                 method = getattr(bot, DECISION_METHODS[message["decision"]])
-                answer = method(view)
                 # Whatever the bot returned, send the shape the protocol allows: a wrong
                 # answer is then the rules' to judge (an `illegal` fault), not a `protocol` one.
-                if isinstance(answer, (list, tuple)):
-                    answer = [str(card)[:MAX_ACTION_CHARS] for card in answer[:MAX_ACTION_ITEMS]]
-                else:
-                    answer = str(answer)[:MAX_ACTION_CHARS]  # a Card prints as its text
+                answer = as_sent(method(view))
                 _send(out, {"type": "action", "id": message["id"], "action": answer})
             elif kind in ("hand_end", "game_end") and bot is not None:
                 view = View.from_dict(message["view"])

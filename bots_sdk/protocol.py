@@ -94,6 +94,19 @@ def clean_text(text: str, limit: int | None = MAX_TEXT) -> str:
     return text
 
 
+def as_sent(answer: Any) -> str | list[str]:
+    """A bot's answer in the shape the protocol carries, as the bot's host sends it: a list
+    of texts for a list (or tuple), a text for anything else (a Card prints as its text), each
+    cut to the protocol's bounds. What it then means is the rules' to judge.
+
+    >>> as_sent(("2C", "QS")), as_sent(7), as_sent("x" * 40)
+    (['2C', 'QS'], '7', 'xxxxxxxxxxxxxxxx')
+    """
+    if isinstance(answer, (list, tuple)):
+        return [str(card)[:MAX_ACTION_CHARS] for card in answer[:MAX_ACTION_ITEMS]]
+    return str(answer)[:MAX_ACTION_CHARS]
+
+
 class ProtocolError(ValueError):
     """A line that is not a well-formed protocol message. ``public`` says what was wrong in
     the referee's words; ``quote`` is what the line itself said, if it was quoted (the

@@ -3,9 +3,10 @@
 (docs/bots.md, "From your terminal to the platform").
 
 Each takes ``--url`` (default ``BIDEL_URL``, else http://localhost:8000) and ``--json`` (one
-JSON document on standard output, for scripts). Exit status: 0 done; 1 the answer is no (a
-version rejected, a reproduction that differs); 2 the command could not be carried out (bad
-usage, the platform unreachable, a refused log-in or token, no such bot or match), with one
+JSON document on standard output, for scripts). Exit status: 0 done; 1 the bot is at fault
+(a version rejected, an upload refused for what it holds, a trial lost, a reproduction that
+faults or departs); 2 the command could not be carried out (bad usage, the platform
+unreachable, a refused log-in or token, no such bot or match, another user's bot), with one
 line on standard error saying why.
 """
 
@@ -14,6 +15,7 @@ from __future__ import annotations
 import argparse
 import getpass
 import json
+import re
 import socket
 import sys
 import tempfile
@@ -24,6 +26,7 @@ from typing import Any
 
 from bots_sdk.builds import build
 from bots_sdk.builds.languages import ManifestError
+from bots_sdk.loader import BotLoadError
 from bots_sdk.remote import (
     Platform,
     RemoteError,
@@ -33,8 +36,9 @@ from bots_sdk.remote import (
     stored_login,
     token_for,
 )
-from bots_sdk.reproduce import RecordError, reproduce
+from bots_sdk.reproduce import BotRaised, RecordError, Reproduction, reproduce
 from bots_sdk.sandbox import BACKENDS, SandboxUnavailable, default_launcher
+from bots_sdk.tracebacks import as_uploaded, last_frame, own_frames, own_traceback
 
 COMMANDS = (
     "login",
@@ -128,6 +132,17 @@ def add_commands(commands: Any) -> None:
     again.add_argument(
         "--unsafe-no-sandbox", action="store_true", help="run the bot without the sandbox"
     )
+    again.add_argument(
+        "--here",
+        action="store_true",
+        help="run your seat's code (Python) in this process, outside the sandbox: what it "
+        "raises is raised here, with its traceback",
+    )
+    again.add_argument(
+        "--pdb",
+        action="store_true",
+        help="as --here, and stop in the debugger where your code raises",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -179,6 +194,11 @@ def _login(platform: Platform, args: argparse.Namespace) -> int:
         username = input("Username: ").strip()
     if args.password_stdin:
         password = sys.stdin.readline().rstrip("\r\n")
+    elif not sys.stdin.isatty():
+        raise Usage(
+            "no terminal to ask for the password on: give it on standard input with "
+            "--password-stdin"
+        )
     else:
         password = getpass.getpass(f"Password for {username} at {platform.url}: ")
     if not username or not password:
@@ -265,6 +285,7 @@ def _submit(platform: Platform, args: argparse.Namespace) -> int:
     bot = platform.my_bot(args.bot)
     ladders = [platform.ladder(name)["name"] for name in args.ladder]
     if bot is None:
+        _not_anothers(platform, args.bot)
         if not args.new:
             raise Usage(f"you have no bot named {args.bot!r}: add --new to create it")
         fields: dict[str, Any] = {"name": args.bot}
@@ -276,19 +297,38 @@ def _submit(platform: Platform, args: argparse.Namespace) -> int:
         for name in ladders:
             ladder = platform.ladder(name)
             platform.post(f"/api/ladders/{ladder['id']}/entries/", {"bot": bot["id"]})
-    version = platform.request(
-        "POST",
-        f"/api/bots/{bot['id']}/versions/",
-        data={"activate": args.activate},
-        file=(filename, data),
-    ).json()
+    try:
+        version = platform.request(
+            "POST",
+            f"/api/bots/{bot['id']}/versions/",
+            data={"activate": args.activate},
+            file=(filename, data),
+        ).json()
+    except RemoteError as exc:
+        if exc.status not in REFUSED_UPLOAD:
+            raise
+        # the upload itself is wrong (not Python, a zip without bot.py, too large): the bot's
+        # to fix, not the platform's; nothing was stored
+        print(f"bidel: {filename} was refused: {one_line(str(exc))}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        raise Usage(
+            f"interrupted during the upload: it may have been taken; bidel status {bot['name']} "
+            "tells"
+        ) from None
     number = version["number"]
     label = f"{bot['name']} v{number}"
     if args.no_wait:
         _out(args, _verdict(bot, version), f"uploaded {label}: {version['status']}")
         return 0
     _say(args, f"uploaded {label} ({len(data)} bytes); waiting for its validation")
-    version = _wait(platform, bot, number, args)
+    try:
+        version = _wait(platform, bot, number, args)
+    except KeyboardInterrupt:
+        raise Usage(
+            f"stopped waiting: {label} was uploaded and goes on without bidel; "
+            f"bidel status {bot['name']} follows it"
+        ) from None
     document = _verdict(bot, version)
     if version["status"] == "active":
         _out(args, document, f"{label} is active")
@@ -310,6 +350,22 @@ def _submit(platform: Platform, args: argparse.Namespace) -> int:
         f"{label} is still {version['status']} after {args.timeout:.0f} s: "
         f"see bidel status {bot['name']}"
     )
+
+
+#: The statuses of an upload the platform refused for what it holds (not a bot it can take,
+#: too large): exit 1, as a rejected version, not 2.
+REFUSED_UPLOAD = (400, 413)
+
+
+def _not_anothers(platform: Platform, name: str) -> None:
+    """Refuse, saying so, a bot name that is another user's (bot names are the platform's,
+    one of each)."""
+    for bot in platform.get("/api/bots/", search=name).get("results", []):
+        if str(bot.get("name", "")).lower() == name.lower():
+            raise Usage(
+                f"the bot {bot['name']!r} is {bot.get('owner') or 'another user'}'s, not yours: "
+                "name one of yours (bidel status lists them), or a new name with --new"
+            )
 
 
 def _last_line(version: dict[str, Any]) -> str:
@@ -492,8 +548,7 @@ def _logs(platform: Platform, args: argparse.Namespace) -> int:
     platform.me()  # (logged in: the logs are the owner's)
     seats = platform.get(f"/api/matches/{args.match}/logs/")["seats"]
     if not seats:
-        _out(args, {"match": args.match, "seats": []}, "none of this match's seats is yours")
-        return 0
+        raise Usage(f"none of match {args.match}'s seats is one of your bots")
     lines = []
     for seat in seats:
         version = f" v{seat['version']}" if seat.get("version") else ""
@@ -501,7 +556,11 @@ def _logs(platform: Platform, args: argparse.Namespace) -> int:
         steps = seat.get("decisions") or []
         if steps and not args.stderr:
             lines.extend(timeline(steps))
-            lines.extend(faults_said(seat.get("faults") or []))
+            faults = seat.get("faults") or []
+            lines.extend(faults_said(faults))
+            if any(isinstance(f, dict) and f.get("class") == "crash" for f in faults):
+                frames = own_frames(str(seat.get("stderr") or ""))  # (the crash's traceback)
+                lines.extend(f"    | {one_line(as_uploaded(line))}" for line in frames)
             continue
         text = str(seat.get("stderr") or "").rstrip("\n")
         lines.extend(f"  {line}" for line in text.splitlines() or ["(it wrote nothing)"])
@@ -576,9 +635,12 @@ def match_record(platform: Platform, match_id: int) -> tuple[dict[str, Any], dic
         raise RemoteError(f"match {match_id} is {match['status']}: it has no record yet", 404)
     game = dict(platform.get(f"/api/matches/{match_id}/record/"))
     own: dict[int, str] = {}
+    own_faults: dict[int, list[Any]] = {}  # (with what the bot said: its owner's to read)
     if platform.token:
         for seat in platform.get(f"/api/matches/{match_id}/logs/")["seats"]:
             own[int(seat["seat"])] = str(seat.get("stderr") or "")
+            if isinstance(seat.get("faults"), list):
+                own_faults[int(seat["seat"])] = seat["faults"]
     names = []
     seats = []
     given = game.get("seats")
@@ -587,7 +649,8 @@ def match_record(platform: Platform, match_id: int) -> tuple[dict[str, Any], dic
         name = seat["bot"]["name"] + (f" v{seat['version']}" if seat.get("version") else "")
         names.append(name)
         entry = dict(recorded[number]) if number < len(recorded) else {}
-        entry.update(bot=name, faults=entry.get("faults", seat.get("faults") or []))
+        faults = own_faults.get(number, entry.get("faults", seat.get("faults") or []))
+        entry.update(bot=name, faults=faults)
         entry.setdefault("move_ms", [])
         entry.setdefault("replaced_by_fallback", False)
         entry["stderr"] = own.get(number, "")
@@ -618,6 +681,8 @@ def _fetch(platform: Platform, args: argparse.Namespace) -> int:
 
 
 def _reproduce(platform: Platform, args: argparse.Namespace) -> int:
+    """Exit 0: the match again, decision for decision; 1: the bot is at fault (it faults
+    again, or raises) or departs from the record; 2: it could not be played again."""
     mine = {bot["id"] for bot in platform.me()["bots"]}
     match, record = match_record(platform, args.match)
     yours = [s for s in match["seats"] if (s.get("bot") or {}).get("id") in mine]
@@ -628,37 +693,93 @@ def _reproduce(platform: Platform, args: argparse.Namespace) -> int:
     if not yours:
         raise Usage(f"none of match {args.match}'s seats is one of your bots")
     seat = yours[0]
-    try:
-        launcher = default_launcher(args.unsafe_no_sandbox, None, args.sandbox)
-    except SandboxUnavailable as exc:
-        raise Usage(f"cannot sandbox the bot here: {exc} (or --unsafe-no-sandbox)") from None
+    here = args.here or args.pdb
+    launcher = None
+    if not here:
+        try:
+            launcher = default_launcher(args.unsafe_no_sandbox, None, args.sandbox)
+        except SandboxUnavailable as exc:
+            raise Usage(
+                f"cannot sandbox the bot here: {exc} (or --here, to run it in this process)"
+            ) from None
     with tempfile.TemporaryDirectory(prefix="bidel-reproduce-") as folder:
         if args.bot:
             code = Path(args.bot)
             if not code.exists():
                 raise Usage(f"no bot file or folder {args.bot!r}")
+            shown = args.bot
             source = f"{code}"
         else:
             code = _download(platform, seat, Path(folder))
-            source = f"{seat['bot']['name']} v{seat['version']}, as it played"
+            shown = code.name
+            source = f"{seat['bot']['name']} v{seat['version']}, as it played ({code.name})"
         # (on standard error: standard output is the answer alone)
-        print(f"match {args.match}, seat {seat['seat'] + 1}: {source}", file=sys.stderr)
+        where = "in this process, outside the sandbox" if here else "in the sandbox"
+        print(f"match {args.match}, seat {seat['seat'] + 1}: {source}, {where}", file=sys.stderr)
         try:
-            result = reproduce(record, seat=seat["seat"], bot=code, launcher=launcher)
+            result = reproduce(record, seat=seat["seat"], bot=code, launcher=launcher, here=here)
         except RecordError as exc:
             raise RemoteError(str(exc)) from None
+        except BotLoadError as exc:
+            raise Usage(f"cannot run it in this process: {exc}") from None
+        except BotRaised as exc:
+            return _raised(args, exc, code, shown)
+        frames = [_shown(line, code, shown) for line in own_frames(result.stderr)]
     document = {"match": args.match, "seat": seat["seat"], **result.to_dict()}
+    if result.faulted and frames:  # its own traceback, as the sandboxed process printed it
+        print("\n".join(f"  | {line}" for line in frames), file=sys.stderr)
+        document["traceback"] = frames
     _out(args, document, result.describe())
-    return 0 if result.identical else 1
+    return 0 if result.identical and not result.faulted else 1
+
+
+def _raised(args: argparse.Namespace, raised: BotRaised, code: Path, shown: str) -> int:
+    """The bot raised, run here: its own traceback and where, then the debugger (--pdb)."""
+    frames = [_shown(line, code, shown) for line in own_traceback(raised.error)]
+    print("\n".join(f"  | {line}" for line in frames), file=sys.stderr)
+    place = last_frame(frames)
+    error = raised.error
+    said = f"{type(error).__name__}: {error}"
+    document = {
+        "match": args.match,
+        "seat": raised.where.seat,
+        **Reproduction(False, 0, raised.where).to_dict(),
+        "raised": {"type": type(error).__name__, "message": str(error), "at": place},
+        "traceback": frames,
+    }
+    was = f" (in the match: {raised.where.recorded_fault})" if raised.where.recorded_fault else ""
+    text = f"{raised.where.where()}: the bot raises {one_line(said)}" + (
+        f" at {place}" if place else ""
+    )
+    _out(args, document, text + was)
+    if args.pdb:
+        import pdb  # (here: only a debugging session pays for it)
+
+        pdb.post_mortem(error.__traceback__)
+    return 1
+
+
+def _shown(line: str, code: Path, shown: str) -> str:
+    """A traceback's line with the bot's path where it ran (in the sandbox, or in a temporary
+    folder) as the author knows it."""
+    return (
+        line.replace(str(code.resolve()), shown)
+        .replace(str(code), shown)
+        .replace(f"/bot/{code.name}", shown)
+    )
 
 
 def _download(platform: Platform, seat: dict[str, Any], folder: Path) -> Path:
-    """The code of the version that sat at ``seat`` (its owner's to download)."""
+    """The code of the version that sat at ``seat`` (its owner's to download), under the
+    name it was uploaded with, so that its traceback names the author's own file."""
     bot, number = seat["bot"]["id"], seat["version"]
     answer = platform.request("GET", f"/api/bots/{bot}/versions/{number}/code/")
     uploaded = str(platform.get(f"/api/bots/{bot}/versions/{number}/").get("filename", ""))
     suffix = ".zip" if uploaded.lower().endswith(".zip") else ".py"  # (what runs it says)
-    path = folder / f"bot-v{number}{suffix}"
+    name = Path(uploaded.replace("\\", "/")).name
+    if not re.fullmatch(r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,80}", name) or not name.endswith(suffix):
+        name = f"bot-v{number}{suffix}"  # (a name the server chose is never a path here)
+    path = folder / name
     path.write_bytes(answer.body)
     return path
 

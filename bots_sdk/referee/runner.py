@@ -23,7 +23,7 @@ import tempfile
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, TypedDict, TypeVar, Unpack
 
@@ -36,7 +36,7 @@ from bots_sdk.sandbox import Launcher, Limits, default_launcher
 from bots_sdk.view import View
 from engine.cards import CARD_TEXTS, SUITS
 from engine.rules import RuleSet
-from engine.state import GameState, IllegalMoveError, Phase
+from engine.state import MAX_HANDS, GameState, IllegalMoveError, Phase
 
 logger = logging.getLogger(__name__)
 
@@ -240,6 +240,23 @@ class GameSlot:
     rotation: int = 0
 
 
+def hand_split(hands: int | None, games: int = 1) -> list[int | None]:
+    """The hands of each game of a match of ``games`` games of ``hands`` hands (None: to the
+    rules' target). One game stops at the engine's cap (:data:`engine.state.MAX_HANDS`), so a
+    count above it is played as as many games as it takes, dealt from their own seeds.
+
+    >>> hand_split(1000), hand_split(450), hand_split(30, games=2), hand_split(None)
+    ([200, 200, 200, 200, 200], [200, 200, 50], [30, 30], [None])
+    """
+    if hands is None or hands <= MAX_HANDS:
+        return [hands] * max(1, games)
+    full, rest = divmod(hands, MAX_HANDS)
+    one: list[int | None] = [MAX_HANDS for _ in range(full)]
+    if rest:
+        one.append(rest)
+    return one * max(1, games)
+
+
 def match_games(players: int, games: int = 1, duplicate: bool = False) -> list[GameSlot]:
     """The games of a match in playing order: each of ``games`` deals once or, ``duplicate``,
     once per rotation of the seats, so every participant plays every seat of the same deal.
@@ -398,7 +415,9 @@ def run_match(
     original = RuleSet.from_spec(rules)
     deadline = None if budget is None else time.monotonic() + budget
     participants = [Participant.parse(bot) for bot in bots]
-    slots = match_games(original.players, games, duplicate)
+    hands_of = hand_split(config.hands, games)
+    slots = match_games(original.players, len(hands_of), duplicate)
+    configs = {hands: replace(config, hands=hands) for hands in set(hands_of)}
     results: list[GameResult] = []
 
     def done(result: GameResult) -> None:
@@ -422,7 +441,7 @@ def run_match(
                     participants,
                     rotation=slot.rotation,
                     deadline=deadline,
-                    config=config,
+                    config=configs[hands_of[slot.game]],
                 )
                 for slot in slots
             ]
@@ -439,7 +458,7 @@ def run_match(
                     rotation=slot.rotation,
                     observer=watch,
                     deadline=deadline,
-                    config=config,
+                    config=configs[hands_of[slot.game]],
                 )
             )
     return MatchResult(

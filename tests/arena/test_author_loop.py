@@ -7,8 +7,10 @@ changed bot departs."""
 from __future__ import annotations
 
 import json
+import os
 import re
 import shlex
+import signal
 import stat
 import subprocess
 import sys
@@ -210,7 +212,9 @@ def test_an_author_submits_follows_and_reproduces_from_the_terminal(
     same = _bidel(ada, platform, "reproduce", str(match.pk))
     assert same.returncode == 0, same.stdout + same.stderr
     assert same.stdout.strip() == "identical: 14 decisions"
-    assert same.stderr.strip() == f"match {match.pk}, seat 1: x v1, as it played"
+    assert same.stderr.strip() == (
+        f"match {match.pk}, seat 1: x v1, as it played (bot.py), in the sandbox"
+    )
     _one_line_failure(_bidel(ada, platform, "fetch", "999999"), "no match 999999 on http://")
     departs = _bidel(ada, platform, "reproduce", str(match.pk), "--bot", "changed.py")
     assert departs.returncode == 1, departs.stdout + departs.stderr
@@ -223,8 +227,8 @@ def test_an_author_submits_follows_and_reproduces_from_the_terminal(
     # another author sees none of it
     _bidel(grace, platform, "login", "--username", "grace", "--password-stdin", stdin=PASSWORD)
     theirs = _bidel(grace, platform, "logs", str(match.pk))
-    assert theirs.returncode == 0 and "holding" not in theirs.stdout
-    assert "none of this match's seats is yours" in theirs.stdout
+    _one_line_failure(theirs, f"none of match {match.pk}'s seats is one of your bots")
+    assert "holding" not in theirs.stdout
     _one_line_failure(_bidel(grace, platform, "reproduce", str(match.pk)), "one of your bots")
     code = f"/api/bots/{bot.pk}/versions/1/code/"
     assert Platform(platform, token).request("GET", code).body.startswith(b"CHANGED = False")
@@ -293,6 +297,7 @@ def test_the_guides_terminal_section_runs_as_written(platform: str, tmp_path: Pa
         "fetch",
         "verify",
         "replay",
+        "reproduce",
         "reproduce",
         "reproduce",
         "logout",
@@ -405,28 +410,39 @@ CRASHER = "CHANGED = False\n" + BOT.replace(
     "        if view.hand_number >= 2:\n"
     '            raise ValueError("from the third hand on")\n',
 )
+#: The line of CRASHER that raises, from 1 as a traceback counts.
+CRASHER_RAISES_AT = (
+    CRASHER.splitlines().index('            raise ValueError("from the third hand on")') + 1
+)
 
 
+@pytest.mark.timeout(LONG_TEST)  # (the SDK's wheel, built here or by another worker)
 def test_an_author_chooses_the_version_that_plays_from_the_terminal(
-    platform: str, tmp_path: Path
+    platform: str, tmp_path: Path, settings: Any
 ) -> None:
+    """Through the ``bidel`` of a venv that holds the SDK alone: a version that crashes from
+    its third hand on never replaces the active one on trial, is benched when made active at
+    once, and is found from its match: its exception in the logs, raised again by reproduce
+    from its own file and line."""
+    bidel = [str(shared_fresh_venv() / "venv" / "bin" / "bidel")]
+
+    def run(*args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
+        return _bidel(tmp_path, platform, *args, stdin=stdin, command=bidel)
+
     get_user_model().objects.create_user("ada", password=PASSWORD)
     (tmp_path / "bot.py").write_text("CHANGED = False\n" + BOT)
     (tmp_path / "crasher.py").write_text(CRASHER)
-    login = ["login", "--username", "ada", "--password-stdin"]
-    assert _bidel(tmp_path, platform, *login, stdin=PASSWORD).returncode == 0
-    first = _bidel(tmp_path, platform, "submit", "bot.py", "--bot", "x", "--new")
+    assert run("login", "--username", "ada", "--password-stdin", stdin=PASSWORD).returncode == 0
+    first = run("submit", "bot.py", "--bot", "x", "--new")
     assert first.returncode == 0, first.stdout + first.stderr
 
     # on trial: it faults from its third hand, so v1 plays on and the owner is told why
-    tried = _bidel(
-        tmp_path, platform, "submit", "crasher.py", "--bot", "x", "--activate", "if-not-weaker"
-    )
+    tried = run("submit", "crasher.py", "--bot", "x", "--activate", "if-not-weaker")
     assert tried.returncode == 1, tried.stdout + tried.stderr
     assert "x v2 was not made active: " in tried.stdout and "faulted" in tried.stdout
-    status = _bidel(tmp_path, platform, "status", "x")
+    status = run("status", "x")
     assert "notice: v2 was not made active: it faulted" in status.stdout, status.stdout
-    shown = json.loads(_bidel(tmp_path, platform, "status", "x", "--json").stdout)
+    shown = json.loads(run("status", "x", "--json").stdout)
     assert {v["number"]: v["status"] for v in shown["versions"]} == {1: "active", 2: "retired"}
     bot = Bot.objects.get(name="x")
     assert (
@@ -437,12 +453,121 @@ def test_an_author_chooses_the_version_that_plays_from_the_terminal(
 
     # the author switches, back and forth; a version held back waits for them
     for number in (2, 1):
-        switched = _bidel(tmp_path, platform, "activate", "x", str(number))
+        switched = run("activate", "x", str(number))
         assert switched.returncode == 0, switched.stderr
         assert switched.stdout.strip() == f"x v{number} is active"
         assert Platform(platform).get(f"/api/bots/{bot.pk}/")["active_version"] == number
-    held = _bidel(tmp_path, platform, "submit", "bot.py", "--bot", "x", "--activate", "never")
+    held = run("submit", "bot.py", "--bot", "x", "--activate", "never")
     assert held.returncode == 0, held.stdout + held.stderr
     assert "x v3 passed its validation; bidel activate x 3 makes it play" in held.stdout
     assert Platform(platform).get(f"/api/bots/{bot.pk}/")["active_version"] == 1
-    _one_line_failure(_bidel(tmp_path, platform, "activate", "x", "9"), "no version 9")
+    _one_line_failure(run("activate", "x", "9"), "no version 9")
+
+    # made active at once, it faults in its ladder matches and is benched: v1 plays again
+    ladder = Ladder.objects.get(name="standard")
+    ladder.hands, ladder.concurrency = 3, 4  # (the third hand: where it raises)
+    ladder.save()
+    now = run("submit", "crasher.py", "--bot", "x", "--activate", "now", "--ladder", "standard")
+    assert now.returncode == 0, now.stdout + now.stderr
+    assert now.stdout.strip().splitlines()[-1] == "x v4 is active"
+    versions = bot.versions.all()
+    for _ in range(settings.BENCH_MIN_FAULTED):
+        if versions.get(number=4).status == "active":
+            _ladder_round(ladder)
+    wait_until(
+        lambda: versions.get(number=4).status == "benched", "v4 benched", deadline=5 * DEADLINE
+    )
+    status = run("status", "x")
+    assert "notice: v4 was benched: its seats faulted in " in status.stdout, status.stdout
+    assert Platform(platform).get(f"/api/bots/{bot.pk}/")["active_version"] == 1
+
+    # one of those matches: the exception in its logs, raised again by reproduce
+    listed = json.loads(run("matches", "x", "--version", "4", "--faults", "--json").stdout)
+    match = next(m["id"] for m in listed["matches"] if m["kind"] == "ladder")
+    logs = run("logs", str(match))
+    assert logs.returncode == 0, logs.stderr
+    assert "FAULT crash in hand 3 (play): ValueError: from the third hand on" in logs.stdout
+    assert f'crasher.py", line {CRASHER_RAISES_AT}, in play' in logs.stdout, logs.stdout
+    again = run("reproduce", str(match))
+    assert again.returncode == 1, again.stdout + again.stderr
+    assert "the bot faults again as in the match: hand 3" in again.stdout
+    assert "crash: ValueError: from the third hand on" in again.stdout
+    assert f'  |   File "crasher.py", line {CRASHER_RAISES_AT}, in play' in again.stderr
+    here = run("reproduce", str(match), "--here")
+    assert here.returncode == 1, here.stdout + here.stderr
+    assert here.stdout.strip().endswith(
+        f"the bot raises ValueError: from the third hand on at crasher.py, line "
+        f"{CRASHER_RAISES_AT} (in the match: crash: ValueError: from the third hand on)"
+    ), here.stdout
+    debugged = run("reproduce", str(match), "--pdb", stdin="p view.hand_number\nq\n")
+    assert debugged.returncode == 1, debugged.stdout + debugged.stderr
+    assert "(Pdb) 2" in debugged.stdout, debugged.stdout
+
+
+@pytest.fixture
+def platform_without_worker() -> Iterator[str]:
+    """A web server alone: an upload is taken and waits for a worker that never comes."""
+    purge_queues("celery", "runner")
+    with web_server(worker_env()) as server:
+        yield server.url
+    purge_queues("celery", "runner")  # (the uploads' validations, for no later worker)
+
+
+def test_every_failure_is_one_line_and_its_exit_code_says_whose(
+    platform_without_worker: str, tmp_path: Path
+) -> None:
+    """1 when the bot is at fault, 2 when bidel or the platform could not do it; a reader
+    gone away is quiet; Ctrl-C after the upload was taken says so and how to follow it."""
+    url = platform_without_worker
+    get_user_model().objects.create_user("ada", password=PASSWORD)
+    grace = get_user_model().objects.create_user("grace", password=PASSWORD)
+    Bot.objects.create(owner=grace, name="ducker")
+    (tmp_path / "bot.py").write_text("CHANGED = False\n" + BOT)
+    (tmp_path / "broken.py").write_text("from bots_sdk import Bot\n\nclass B(Bot)\n")
+
+    no_terminal = _bidel(tmp_path, url, "login", "--username", "ada")  # (stdin: not a tty)
+    _one_line_failure(no_terminal, "no terminal to ask for the password on", "--password-stdin")
+    login = ["login", "--username", "ada", "--password-stdin"]
+    assert _bidel(tmp_path, url, *login, stdin=PASSWORD).returncode == 0
+
+    anothers = _bidel(tmp_path, url, "submit", "bot.py", "--bot", "ducker", "--new")
+    _one_line_failure(anothers, "the bot 'ducker' is grace's, not yours")
+    broken = _bidel(tmp_path, url, "submit", "broken.py", "--bot", "x", "--new")
+    assert broken.returncode == 1, broken.stdout + broken.stderr  # (the bot's to fix)
+    assert "Traceback" not in broken.stderr
+    assert broken.stderr.strip().splitlines()[-1].startswith("bidel: broken.py was refused: ")
+
+    # Ctrl-C while waiting for a validation (no worker here: it never comes)
+    waiting = subprocess.Popen(
+        [sys.executable, "-m", "bots_sdk", "submit", "bot.py", "--bot", "x"],
+        cwd=tmp_path,
+        env=child_env({"XDG_CONFIG_HOME": str(tmp_path), "BIDEL_URL": url, "BIDEL_TOKEN": None}),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert waiting.stdout is not None
+    line = waiting.stdout.readline()  # (blocks until bidel says the upload was taken)
+    assert line.startswith("uploaded x v1 ("), line
+    waiting.send_signal(signal.SIGINT)
+    out, err = waiting.communicate(timeout=LONG)
+    assert waiting.returncode == 2, out + err
+    assert err.strip() == (
+        "bidel: stopped waiting: x v1 was uploaded and goes on without bidel; "
+        "bidel status x follows it"
+    )
+
+    # a reader that went away: quiet, with the status of a command SIGPIPE ended
+    reader, writer = os.pipe()
+    os.close(reader)
+    gone = subprocess.run(
+        [sys.executable, "-m", "bots_sdk", "status", "x"],
+        cwd=tmp_path,
+        env=child_env({"XDG_CONFIG_HOME": str(tmp_path), "BIDEL_URL": url, "BIDEL_TOKEN": None}),
+        stdout=writer,
+        stderr=subprocess.PIPE,
+        text=True,
+        timeout=LONG,
+    )
+    os.close(writer)
+    assert gone.stderr == "" and gone.returncode == 128 + signal.SIGPIPE

@@ -3,13 +3,14 @@ can) process, and a protocol mistake named with its message."""
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from bots_sdk.check import SCENARIOS, position
+from bots_sdk.check import GAME_SEEDS, SCENARIOS, position
 from bots_sdk.protocol import PHASE_DECISIONS
 from bots_sdk.sandbox import SandboxUnavailable, default_launcher
 from tests.support import PROJECT_DIR
@@ -46,11 +47,39 @@ def test_a_good_bot_passes_every_scenario() -> None:
     done = _check(PROJECT_DIR / "bots_sdk" / "examples" / "ducker.py")
     assert done.returncode == 0, done.stdout + done.stderr
     lines = [line for line in done.stdout.splitlines() if line.startswith(("ok", "FAIL"))]
-    assert len(lines) == len(SCENARIOS) and all(line.startswith("ok") for line in lines)
+    assert len(lines) == len(SCENARIOS) + len(GAME_SEEDS)
+    assert all(line.startswith("ok") for line in lines)
     assert "all 7 scenarios passed" in done.stdout
-    for line, scenario in zip(lines, SCENARIOS, strict=True):  # seats counted from 1
+    for line, scenario in zip(lines, SCENARIOS, strict=False):  # seats counted from 1
         seat = position(scenario)[0].current
         assert f"  {scenario.rules}, seat {seat + 1}: " in line, line
+    covered = re.search(r"all passed: 7 scenarios and 3 whole games \((\d+) hands, ", done.stdout)
+    assert covered and int(covered[1]) >= 3 * 4, done.stdout  # (a game is 4 hands at the least)
+    games = lines[len(SCENARIOS) :]
+    for number, (line, seed) in enumerate(zip(games, GAME_SEEDS, strict=True)):
+        assert f"game        standard, seed {seed}, seat {number + 1}: a whole game: " in line
+
+
+def test_a_bot_that_raises_from_its_third_hand_on_is_caught_by_the_games(tmp_path: Path) -> None:
+    """Every scenario is the first two hands' business: only whole games reach the third."""
+    bot = tmp_path / "late.py"
+    bot.write_text(
+        "from bots_sdk import Bot, lowest\n\n\n"
+        "class Late(Bot):\n"
+        "    def pass_cards(self, view):\n"
+        "        return list(view.hand[:3])\n\n"
+        "    def play(self, view):\n"
+        "        if view.hand_number >= 2:\n"
+        "            raise ValueError('late')\n"
+        "        return lowest(list(view.legal))\n"
+    )
+    done = _check(bot)
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "all 7 scenarios passed; then 3 whole games" in done.stdout
+    for seed in GAME_SEEDS:
+        assert f"seed {seed}, seat {seed}: hand 3 (play): crash: ValueError: late" in done.stdout
+    assert f'      |   File "{bot}", line 10, in play' in done.stdout, done.stdout
+    assert "3 of 3 games faulted; covered 7 scenarios and 3 whole games (" in done.stdout
 
 
 @pytest.mark.parametrize(

@@ -47,6 +47,46 @@ def test_json_summary_fields() -> None:
     assert summary["bots"][1]["games"] == 2  # random holds two seats
 
 
+def test_a_hand_count_above_one_games_cap_plays_every_hand() -> None:
+    """One game stops at the engine's 200 hands: 1,000 hands are five games, and said so."""
+    played = _sdk("play", "heuristic", "random", "low", "low", "--hands", "1000", "--no-clock")
+    assert played.returncode == 0, played.stderr
+    assert "1000 hands, played as 5 games of at most 200 hands" in played.stderr
+    assert played.stdout.startswith("5 games, 1000 deals; per bot: ")
+    rows = {line.split()[0]: line.split() for line in played.stdout.splitlines()[2:5]}
+    assert [rows[bot][1:3] for bot in ("heuristic", "random", "low")] == [
+        ["5", "1000"],
+        ["5", "1000"],
+        ["10", "2000"],  # (two seats: two games and two hands of every one)
+    ]
+    summary = _summary("heuristic", "low", "low", "low", "--hands", "450", "--seed", "3")
+    assert summary["games"] == 3 and summary["deals"] == 450
+    assert [b["hands"] for b in summary["bots"]] == [450, 1350]
+
+
+def test_every_comparison_says_in_words_whether_it_is_conclusive() -> None:
+    few = _summary("heuristic", "low", "low", "low", "--hands", "3", "--duplicate", "--seed", "4")
+    (pair,) = few["comparisons"]
+    assert few["games"] == 4 and few["seatings"] == 4 and pair["deals"] == 3
+    assert not pair["conclusive"] and pair["ci95"][0] <= 0 <= pair["ci95"][1]
+    assert pair["reading"].startswith(
+        "inconclusive: not enough deals to tell heuristic from low (over 3 deals): try --hands "
+    )
+    many = _summary("heuristic", "random", "random", "random", "--hands", "100", "--seed", "5")
+    (pair,) = many["comparisons"]
+    assert pair["conclusive"] and pair["ci95"][1] < 0  # heuristic takes fewer points
+    half = (pair["ci95"][1] - pair["ci95"][0]) / 2
+    assert pair["reading"] == (
+        f"heuristic is better by {-pair['mean_difference']:.2f} ± {half:.2f} points a hand "
+        "(conclusive at 95%, over 100 deals)"
+    )
+    table = _sdk("play", "heuristic", "low", "low", "low", "--hands", "3", "--duplicate")
+    assert table.stdout.startswith(
+        "4 games, 3 deals, each deal played 4 times with the seats rotated (duplicate)"
+    ), table.stdout
+    assert ": inconclusive: not enough deals to tell heuristic from low" in table.stdout
+
+
 @pytest.mark.parametrize(
     ("strong", "weak", "seed"), [("heuristic", "random", 21), ("heuristic", "low", 22)]
 )

@@ -4,13 +4,15 @@ it first departs — found here independently, by walking the record."""
 
 from __future__ import annotations
 
+import traceback
 from pathlib import Path
 
 import pytest
 
 from bots_sdk import highest
-from bots_sdk.referee.runner import TimeControl, run_match
-from bots_sdk.reproduce import RecordError, reproduce
+from bots_sdk.referee.runner import RefereeConfig, TimeControl, run_match
+from bots_sdk.reproduce import BotRaised, RecordError, reproduce
+from bots_sdk.tracebacks import last_frame, own_frames, own_traceback
 from engine.rules import RuleSet
 from engine.state import GameState, Phase
 from tests.sandboxes import sandbox_problem
@@ -146,3 +148,133 @@ def test_a_bot_that_reads_its_clock_is_offered_the_clock_it_had(
     for step in steps:  # a record without the clock: its views show none, and it departs
         del step["offered_ms"]
     assert not reproduce(record, seat=SEAT, bot=bot).identical
+
+
+#: Plays well for two hands, then raises at its first play of the third: a bot that passes
+#: `bidel check` and the platform's validation, and faults in every game it plays on.
+CRASHER = """from bots_sdk import Bot, lowest
+
+
+class Crasher(Bot):
+    def pass_cards(self, view):
+        return list(view.hand[: view.rules.pass_count])
+
+    def play(self, view):
+        if view.hand_number >= 2:
+            raise ValueError(f"no plan for hand {view.hand_number + 1}")
+        return lowest(list(view.legal))
+"""
+#: The line of CRASHER that raises (from 1, as a traceback counts).
+RAISES_AT = (
+    CRASHER.splitlines().index(
+        '            raise ValueError(f"no plan for hand {view.hand_number + 1}")'
+    )
+    + 1
+)
+#: Every decision of the crasher's seat before it raised: a pass and 13 plays in each of the
+#: first two hands (the third hand holds, rotated by the cycle, no pass: the fault is at its
+#: first play).
+BEFORE_THE_CRASH = 2 * (1 + 13)
+
+
+def _crash_record(tmp_path: Path, *, unsafe: bool = False) -> tuple[Path, dict]:
+    """The crasher's match record (``unsafe``: its bot run without a sandbox, for a machine
+    without one; the record is the same, a game being a function of its rules, seed and
+    decisions)."""
+    bot = tmp_path / "crasher.py"
+    bot.write_text(CRASHER)
+    rules = RuleSet.from_preset("standard", pass_cycle=["left", "right", "hold"])
+    config = RefereeConfig(hands=4, time_control=TimeControl(5, 60), unsafe=unsafe)
+    result = run_match(rules, 3, ["heuristic", str(bot), "random", "low"], config=config)
+    seat = result.games[0].seats[SEAT]
+    assert seat.replaced and [f["class"] for f in seat.faults] == ["crash"], seat.faults
+    assert (seat.faults[0]["hand"], seat.faults[0]["decision"]) == (2, "play")
+    return bot, result.to_dict()
+
+
+def test_a_crash_in_the_sandbox_is_the_match_again_with_the_bots_own_traceback(
+    sandboxed: None, tmp_path: Path
+) -> None:
+    bot, record = _crash_record(tmp_path)
+    again = reproduce(record, seat=SEAT, bot=bot)
+    assert again.identical and again.faulted and again.difference is None
+    assert again.decisions == BEFORE_THE_CRASH
+    (fault,) = again.again
+    assert (fault.hand, fault.decision, fault.seat) == (2, "play", SEAT)
+    assert fault.fault == "crash: ValueError: no plan for hand 3"
+    assert "the bot faults again as in the match: hand 3, trick" in again.describe()
+    frames = own_frames(again.stderr)
+    assert frames[-1] == "ValueError: no plan for hand 3"
+    assert last_frame(frames).endswith(f"crasher.py, line {RAISES_AT}"), frames
+
+
+def test_a_crash_run_here_is_raised_from_the_bots_own_file_and_line(tmp_path: Path) -> None:
+    bot, record = _crash_record(tmp_path, unsafe=True)
+    with pytest.raises(BotRaised) as raised:
+        reproduce(record, seat=SEAT, bot=bot, here=True)
+    error = raised.value.error
+    assert type(error) is ValueError and str(error) == "no plan for hand 3"
+    innermost = traceback.extract_tb(error.__traceback__)[-1]
+    assert (Path(innermost.filename), innermost.lineno) == (bot, RAISES_AT)
+    where = raised.value.where
+    assert (where.hand, where.decision, where.recorded_fault) == (
+        2,
+        "play",
+        "crash: ValueError: no plan for hand 3",
+    )
+    assert own_traceback(error)[-2:] == [
+        '    raise ValueError(f"no plan for hand {view.hand_number + 1}")',
+        "ValueError: no plan for hand 3",
+    ]
+
+
+def test_a_fixed_bot_answers_where_the_record_faulted_and_is_told_so(tmp_path: Path) -> None:
+    bot, record = _crash_record(tmp_path, unsafe=True)
+    fixed = tmp_path / "fixed.py"
+    fixed.write_text(CRASHER.replace("view.hand_number >= 2", "False"))
+    again = reproduce(record, seat=SEAT, bot=fixed, here=True)
+    assert not again.identical and not again.faulted
+    assert again.decisions == BEFORE_THE_CRASH
+    difference = again.difference
+    assert difference is not None and difference.hand == 2 and difference.now
+    assert (
+        "the record's seat faulted here (crash: ValueError: no plan for hand 3); the bot now plays"
+        in again.describe()
+    )
+
+
+#: Plays a card it does not hold at its third play of each hand: an illegal fault, and the
+#: seat plays on (the fallback plays that one card for it).
+CHEAT = """from bots_sdk import Bot, lowest
+
+
+class Cheat(Bot):
+    def pass_cards(self, view):
+        return list(view.hand[: view.rules.pass_count])
+
+    def play(self, view):
+        if len(view.hand) == 11:
+            return next(c for c in ("AS", "KS", "QS", "AH") if c not in view.hand)
+        return lowest(list(view.legal))
+"""
+
+
+def test_an_illegal_card_is_played_again_where_it_was_and_the_game_goes_on(
+    tmp_path: Path,
+) -> None:
+    bot = tmp_path / "cheat.py"
+    bot.write_text(CHEAT)
+    result = run_match(
+        "standard",
+        4,
+        ["heuristic", str(bot), "random", "low"],
+        config=RefereeConfig(hands=2, time_control=TimeControl(5, 60), unsafe=True),
+    )
+    seat = result.games[0].seats[SEAT]
+    assert [f["class"] for f in seat.faults] == ["illegal", "illegal"] and not seat.replaced
+    for here in (True, False):
+        again = reproduce(result.to_dict(), seat=SEAT, bot=bot, here=here, unsafe=True)
+        assert again.identical and again.faulted, again.describe()
+        assert [(f.hand, f.decision) for f in again.again] == [(0, "play"), (1, "play")]
+        assert all(f.fault.startswith("illegal: ") for f in again.again)
+        assert again.decisions == 2 * (1 + 12)  # every decision but the two illegal plays
