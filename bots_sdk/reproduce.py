@@ -349,8 +349,10 @@ def _again(
                     trick = plays // rules.players if decision == "play" else None
                     was = faults.get(key, "")
                     here = Difference(seat, decision, number, trick, recorded, None, "", was)
-                    view = View.from_observation(state.observation(seat), next(clock, None))
-                    answer = _asked(player, here, partial(player.decide, decision, view, None))
+                    offered = next(clock, None)
+                    view = View.from_observation(state.observation(seat), offered)
+                    limit = None if isinstance(player, HerePlayer) else patience(offered)
+                    answer = _asked(player, here, partial(player.decide, decision, view, limit))
                     if isinstance(answer, Fault):
                         now = replace(here, fault=f"{answer.kind}: {answer.owner_text()}")
                         if not was:
@@ -393,6 +395,22 @@ def _again(
             "its moves after that were not the bot's"
         )
     return Reproduction(True, decisions, None, note, stderr=player.close(), again=tuple(again))
+
+
+#: Seconds a bot is waited for at one decision when its record shows no clock.
+PATIENCE = 60.0
+
+
+def patience(offered: float | None) -> float:
+    """How long a bot run in its process is waited for at a decision where its view offered
+    ``offered`` seconds: far longer than it had (a slower machine changes no answer), yet a
+    bot that never answered in the match (a loop that timed out) is stopped, its timeout
+    fault made again, instead of the reproduction waiting on it.
+
+    >>> patience(1.5), patience(None)
+    (5.0, 60.0)
+    """
+    return PATIENCE if offered is None else 2 * max(offered, 0.0) + 2.0
 
 
 def _offered(game: Mapping[str, Any], seat: int) -> list[float | None]:

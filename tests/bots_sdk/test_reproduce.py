@@ -278,3 +278,38 @@ def test_an_illegal_card_is_played_again_where_it_was_and_the_game_goes_on(
         assert [(f.hand, f.decision) for f in again.again] == [(0, "play"), (1, "play")]
         assert all(f.fault.startswith("illegal: ") for f in again.again)
         assert again.decisions == 2 * (1 + 12)  # every decision but the two illegal plays
+
+
+#: Never answers its first play of the second hand: the referee's clock stops it.
+STUCK = """import time
+
+from bots_sdk import Bot, lowest
+
+
+class Stuck(Bot):
+    def pass_cards(self, view):
+        return list(view.hand[: view.rules.pass_count])
+
+    def play(self, view):
+        while view.hand_number == 1:
+            time.sleep(0.05)
+        return lowest(list(view.legal))
+"""
+
+
+def test_a_bot_that_never_answered_is_stopped_again_not_waited_on(tmp_path: Path) -> None:
+    bot = tmp_path / "stuck.py"
+    bot.write_text(STUCK)
+    result = run_match(
+        "standard",
+        6,
+        ["heuristic", str(bot), "random", "low"],
+        # (a move clock its other decisions, a lowest card each, meet on any machine)
+        config=RefereeConfig(hands=2, time_control=TimeControl(2.0, 0.0), unsafe=True),
+    )
+    seat = result.games[0].seats[SEAT]
+    assert [(f["class"], f["hand"]) for f in seat.faults][:1] == [("timeout", 1)], seat.faults
+    again = reproduce(result.to_dict(), seat=SEAT, bot=bot, unsafe=True)
+    assert again.identical and again.faulted, again.describe()
+    assert again.again[0].fault.startswith("timeout: "), again.describe()
+    assert (again.again[0].hand, again.again[0].decision) == (1, "play")
