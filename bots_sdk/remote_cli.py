@@ -14,18 +14,20 @@ from __future__ import annotations
 
 import argparse
 import getpass
+import io
 import json
 import re
 import socket
 import sys
 import tempfile
 import time
+import zipfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from bots_sdk.builds import build
-from bots_sdk.builds.languages import ManifestError
+from bots_sdk.builds.languages import MANIFESTS, ManifestError
 from bots_sdk.loader import BotLoadError
 from bots_sdk.remote import (
     Platform,
@@ -59,6 +61,10 @@ WAIT_SECONDS = 600.0
 
 class Usage(Exception):
     """The command line asks for something that cannot be done (exit 2)."""
+
+
+class BotAtFault(Exception):
+    """The bot is at fault, found here before anything was sent (exit 1)."""
 
 
 def add_commands(commands: Any) -> None:
@@ -154,6 +160,9 @@ def run(args: argparse.Namespace) -> int:
     except (RemoteError, Usage) as exc:
         print(f"bidel: {one_line(str(exc))}", file=sys.stderr)
         return 2
+    except BotAtFault as exc:
+        print(f"bidel: {one_line(str(exc))}", file=sys.stderr)
+        return 1
     except (KeyError, TypeError, AttributeError, IndexError, ValueError) as exc:
         # An answer of the wrong shape (a list for an object, a field missing or of another
         # type): the platform's fault or another program at that address, never a traceback.
@@ -277,7 +286,34 @@ def _upload_file(path: Path) -> tuple[str, bytes]:
         raise Usage(f"no bot file or folder {str(path)!r}")
     if path.suffix.lower() not in (".py", ".zip"):
         raise Usage(f"{path.name}: submit a .py file, a .zip or a bot's folder")
-    return path.name, path.read_bytes()
+    data = path.read_bytes()
+    _uploadable(path.name, data)
+    return path.name, data
+
+
+def _uploadable(name: str, data: bytes) -> None:
+    """What the platform would refuse in the file itself, found before sending it: Python
+    that does not compile, a zip that is none or holds no bot (:class:`BotAtFault`)."""
+    if name.lower().endswith(".py"):
+        try:
+            compile(data, name, "exec", dont_inherit=True)
+        except SyntaxError as exc:
+            raise BotAtFault(
+                f"{name}: syntax error on line {exc.lineno}: {exc.msg} (nothing was uploaded)"
+            ) from None
+        except (ValueError, RecursionError, MemoryError) as exc:
+            raise BotAtFault(f"{name} does not compile: {exc} (nothing was uploaded)") from None
+        return
+    try:
+        with zipfile.ZipFile(io.BytesIO(data)) as archive:
+            names = archive.namelist()
+    except (zipfile.BadZipFile, ValueError, OSError):
+        raise BotAtFault(f"{name} is not a zip file (nothing was uploaded)") from None
+    if "bot.py" not in names and not any(Path(n).name in MANIFESTS for n in names):
+        raise BotAtFault(
+            f"{name} holds neither bot.py at its root nor a kit's manifest "
+            f"({', '.join(MANIFESTS)}): nothing was uploaded"
+        )
 
 
 def _submit(platform: Platform, args: argparse.Namespace) -> int:
@@ -307,10 +343,8 @@ def _submit(platform: Platform, args: argparse.Namespace) -> int:
     except RemoteError as exc:
         if exc.status not in REFUSED_UPLOAD:
             raise
-        # the upload itself is wrong (not Python, a zip without bot.py, too large): the bot's
-        # to fix, not the platform's; nothing was stored
-        print(f"bidel: {filename} was refused: {one_line(str(exc))}", file=sys.stderr)
-        return 1
+        # the upload itself is too large: the bot's to fix, not the platform's; nothing stored
+        raise BotAtFault(f"{filename} was refused: {exc}") from None
     except KeyboardInterrupt:
         raise Usage(
             f"interrupted during the upload: it may have been taken; bidel status {bot['name']} "
@@ -352,9 +386,10 @@ def _submit(platform: Platform, args: argparse.Namespace) -> int:
     )
 
 
-#: The statuses of an upload the platform refused for what it holds (not a bot it can take,
-#: too large): exit 1, as a rejected version, not 2.
-REFUSED_UPLOAD = (400, 413)
+#: The statuses of an upload the platform refused for what it holds (too large): exit 1, as
+#: a rejected version, not 2. (A file that is not Python or not a bot's zip never leaves:
+#: :func:`_uploadable`; the platform's other refusals, its limits, are 400s and exit 2.)
+REFUSED_UPLOAD = (413,)
 
 
 def _not_anothers(platform: Platform, name: str) -> None:

@@ -535,11 +535,17 @@ def test_every_failure_is_one_line_and_its_exit_code_says_whose(
     broken = _bidel(tmp_path, url, "submit", "broken.py", "--bot", "x", "--new")
     assert broken.returncode == 1, broken.stdout + broken.stderr  # (the bot's to fix)
     assert "Traceback" not in broken.stderr
-    assert broken.stderr.strip().splitlines()[-1].startswith("bidel: broken.py was refused: ")
+    assert broken.stderr.strip() == (
+        "bidel: broken.py: syntax error on line 3: expected ':' (nothing was uploaded)"
+    )
+    (tmp_path / "empty.zip").write_bytes(b"PK\x05\x06" + bytes(18))  # (a zip of nothing)
+    empty = _bidel(tmp_path, url, "submit", "empty.zip", "--bot", "x", "--new")
+    assert empty.returncode == 1 and "holds neither bot.py" in empty.stderr, empty.stderr
+    assert not Bot.objects.filter(name="x").exists()  # (refused before anything was made)
 
     # Ctrl-C while waiting for a validation (no worker here: it never comes)
     waiting = subprocess.Popen(
-        [sys.executable, "-m", "bots_sdk", "submit", "bot.py", "--bot", "x"],
+        [sys.executable, "-m", "bots_sdk", "submit", "bot.py", "--bot", "x", "--new"],
         cwd=tmp_path,
         env=child_env({"XDG_CONFIG_HOME": str(tmp_path), "BIDEL_URL": url, "BIDEL_TOKEN": None}),
         stdout=subprocess.PIPE,
@@ -547,6 +553,7 @@ def test_every_failure_is_one_line_and_its_exit_code_says_whose(
         text=True,
     )
     assert waiting.stdout is not None
+    assert waiting.stdout.readline().startswith("created the bot x (id ")
     line = waiting.stdout.readline()  # (blocks until bidel says the upload was taken)
     assert line.startswith("uploaded x v1 ("), line
     waiting.send_signal(signal.SIGINT)
