@@ -333,36 +333,51 @@ def _submit(platform: Platform, args: argparse.Namespace) -> int:
         for name in ladders:
             ladder = platform.ladder(name)
             platform.post(f"/api/ladders/{ladder['id']}/entries/", {"bot": bot["id"]})
-    try:
-        version = platform.request(
-            "POST",
-            f"/api/bots/{bot['id']}/versions/",
-            data={"activate": args.activate},
-            file=(filename, data),
-        ).json()
-    except RemoteError as exc:
-        if exc.status not in REFUSED_UPLOAD:
-            raise
-        # the upload itself is too large: the bot's to fix, not the platform's; nothing stored
-        raise BotAtFault(f"{filename} was refused: {exc}") from None
+    taken: dict[str, Any] | None = None  # (the platform's answer: the upload was taken)
+    try:  # (one block: a Ctrl-C anywhere after the answer came knows the upload was taken)
+        try:
+            answer = platform.request(
+                "POST",
+                f"/api/bots/{bot['id']}/versions/",
+                data={"activate": args.activate},
+                file=(filename, data),
+            ).json()
+        except RemoteError as exc:
+            if exc.status not in REFUSED_UPLOAD:
+                raise
+            # the upload itself is too large: the bot's to fix, not the platform's
+            raise BotAtFault(f"{filename} was refused: {exc}") from None
+        if not isinstance(answer, dict):
+            raise RemoteError("the platform's answer to the upload is not a version")
+        taken = answer
+        return _follow(platform, args, bot, taken, len(data))
     except KeyboardInterrupt:
+        if taken is None:
+            raise Usage(
+                f"interrupted during the upload: it may have been taken; bidel status "
+                f"{bot['name']} tells"
+            ) from None
         raise Usage(
-            f"interrupted during the upload: it may have been taken; bidel status {bot['name']} "
-            "tells"
+            f"stopped waiting: {bot['name']} v{taken.get('number', '?')} was uploaded and goes "
+            f"on without bidel; bidel status {bot['name']} follows it"
         ) from None
+
+
+def _follow(
+    platform: Platform,
+    args: argparse.Namespace,
+    bot: dict[str, Any],
+    version: dict[str, Any],
+    size: int,
+) -> int:
+    """After an upload was taken: its verdict, waited for unless ``--no-wait``."""
     number = version["number"]
     label = f"{bot['name']} v{number}"
     if args.no_wait:
         _out(args, _verdict(bot, version), f"uploaded {label}: {version['status']}")
         return 0
-    _say(args, f"uploaded {label} ({len(data)} bytes); waiting for its validation")
-    try:
-        version = _wait(platform, bot, number, args)
-    except KeyboardInterrupt:
-        raise Usage(
-            f"stopped waiting: {label} was uploaded and goes on without bidel; "
-            f"bidel status {bot['name']} follows it"
-        ) from None
+    _say(args, f"uploaded {label} ({size} bytes); waiting for its validation")
+    version = _wait(platform, bot, number, args)
     document = _verdict(bot, version)
     if version["status"] == "active":
         _out(args, document, f"{label} is active")
