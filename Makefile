@@ -13,8 +13,10 @@ export BIDEL_DEMO_STARTED := $(shell date +%s.%N)
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 
-# The SDK (sdk/: engine and bots_sdk) and the platform that depends on it, in one go. Building
-# the SDK compiles the engine's hot modules with mypyc where a C compiler is (sdk/setup.py).
+# The SDK (sdk/: engine and bots_sdk) and the platform that depends on it, in one go. Here the
+# SDK is built compiled: its hot modules by mypyc where a C compiler is, else pure Python
+# (sdk/setup.py; an author's `pip install ./sdk` is pure, and `bidel compile` compiles it).
+export BIDEL_ENGINE_BUILD ?= auto
 $(VENV)/.installed-run: $(BIN)/python pyproject.toml sdk/pyproject.toml sdk/setup.py constraints.txt
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -c constraints.txt \
 		-e ./sdk -e .

@@ -19,6 +19,9 @@ def standard_rules() -> str:
 class Bot(models.Model):
     """A bot: a name, an owner and a history of uploaded versions."""
 
+    #: What a bot's name is made of (a name is given at creation and never changes).
+    NAME_PATTERN = r"[A-Za-z0-9_.-]{1,64}"
+
     #: The account that uploads its versions and sees its logs.
     owner = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="bots"

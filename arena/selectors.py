@@ -51,6 +51,7 @@ from arena.models import (
     VersionRating,
 )
 from arena.text import clean_text
+from bots_sdk.ids import parse_id
 from bots_sdk.referee.players import public_fault
 from bots_sdk.referee.stats import mean_ci, points_floor
 
@@ -266,13 +267,54 @@ def running_now() -> dict[str, int]:
         "running": busy.get(Match.Status.RUNNING, 0),
         "queued": busy.get(Match.Status.QUEUED, 0),
         "tournaments": Tournament.objects.filter(status=Tournament.Status.RUNNING).count(),
-        "bots": Bot.objects.filter(
-            disabled=False, versions__status=BotVersion.Status.ACTIVE
-        ).count(),
+        "bots": entered_count(),
     }
 
 
+def entered_count() -> int:
+    """The players entered in the active ladders, as their standings list them: each bot
+    that can play (not disabled, an active version) and each built-in, once however many
+    ladders it is in (one query: distinct pairs of bot and built-in name)."""
+    playing = Q(bot__disabled=False, bot__versions__status=BotVersion.Status.ACTIVE)
+    entries = LadderEntry.objects.filter(Q(ladder__active=True) & (playing | ~Q(builtin="")))
+    return entries.values("bot", "builtin").distinct().count()
+
+
 # --- who sees what --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class RecentUploads:
+    """When a user's uploads were made, within the allowances' spans: accepted ones of all
+    their bots and of one bot, and the rejected ones (``upload_allowance`` counts them)."""
+
+    by_user: list[Any]
+    by_bot: list[Any]
+    failed: list[Any]
+
+
+def recent_uploads(
+    user: Any, bot_id: int, *, user_since: Any, bot_since: Any, failed_since: Any
+) -> RecentUploads:
+    """The creation times of ``user``'s uploads since each allowance's span began (one query:
+    the three spans' rows, split here)."""
+    rejected = BotVersion.Status.REJECTED
+    since = min(user_since, bot_since, failed_since)
+    rows = BotVersion.objects.filter(
+        Q(bot__owner=user) | Q(bot_id=bot_id), created_at__gte=since
+    ).values_list("created_at", "status", "bot_id", "bot__owner_id")
+    owner_id = getattr(user, "pk", None)
+    by_user, by_bot, failed = [], [], []
+    for created, status, bot, owner in rows:
+        if status == rejected:
+            if owner == owner_id and created >= failed_since:
+                failed.append(created)
+            continue
+        if owner == owner_id and created >= user_since:
+            by_user.append(created)
+        if bot == bot_id and created >= bot_since:
+            by_bot.append(created)
+    return RecentUploads(sorted(by_user), sorted(by_bot), sorted(failed))
 
 
 def can_see_logs(user: Any, bot: Bot) -> bool:
@@ -366,6 +408,12 @@ def bots_of(user: Any) -> QuerySet[Bot]:
 def bot_id_named(name: str) -> int | None:
     """The id of the bot called ``name`` (any case), or None."""
     return Bot.objects.filter(name__iexact=clean_text(name)).values_list("pk", flat=True).first()
+
+
+def bot_named(text: str) -> int:
+    """The id of the bot ``text`` names, by its id or its name (any case); 0, which no bot
+    has, when none: a list of its matches is then empty."""
+    return parse_id(text) or bot_id_named(text) or 0
 
 
 def bot_names_playing(limit: int = 200) -> list[str]:

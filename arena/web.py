@@ -40,14 +40,19 @@ from arena.api.serializers import (
     UserCreateSerializer,
     VersionUploadSerializer,
 )
-from arena.api.throttles import PasswordResetEmailThrottle, upload_throttle_check
+from arena.api.throttles import (
+    PasswordResetEmailThrottle,
+    upload_allowance,
+    upload_refused,
+    upload_throttle_check,
+)
 from arena.charts import Point, along, rating_history_svg
 from arena.domain.rows import Ranking, Standing
 from arena.errors import error_messages
 from arena.models import BotVersion, LadderEntry, Match, MatchSeat, Tournament
 from arena.paging import CappedPaginator
 from arena.services import accounts, people
-from arena.uploads import read_upload
+from arena.uploads import UploadError, read_upload
 from bots_sdk.builtin import BUILTIN
 from bots_sdk.ids import parse_id
 from bots_sdk.referee.frames import replay_frames, table_shape
@@ -224,11 +229,12 @@ def matches_index(request: HttpRequest) -> HttpResponse:
     get = request.GET
     kind = get.get("kind", "") if get.get("kind", "") in Match.Kind.values else ""
     opponent_text = get.get("opponent", "").strip()
-    opponent: int | str | None = parse_id(opponent_text)
-    if opponent is None and opponent_text in BUILTIN:
-        opponent = opponent_text
+    opponent: int | str | None = None
+    if opponent_text:
+        opponent = opponent_text if opponent_text in BUILTIN else selectors.bot_named(opponent_text)
+    bot_text = get.get("bot", "").strip()
     query = selectors.matches(
-        bot=parse_id(get.get("bot")),
+        bot=selectors.bot_named(bot_text) if bot_text else None,
         opponent=opponent,
         kind=kind or None,
         tournament=parse_id(get.get("tournament")),
@@ -999,10 +1005,13 @@ def version_upload(request: HttpRequest, bot_id: int) -> HttpResponse:
 
         def upload(data: dict[str, Any]) -> BotVersion:
             file = data["file"]
-            content = read_upload(file)
-            return services.version_upload(
-                bot=bot, user=request.user, filename=file.name, data=content
-            )
+            try:
+                return services.version_upload(
+                    bot=bot, user=request.user, filename=file.name, data=read_upload(file)
+                )
+            except (UploadError, ValidationError):
+                upload_refused(request)  # (a failed try: its bound, not the new versions')
+                raise
 
         version = None
         if not errors:
@@ -1019,10 +1028,16 @@ def version_upload(request: HttpRequest, bot_id: int) -> HttpResponse:
                 % {"number": version.number},
             )
             return redirect("bot", bot_id=bot.pk)
+    allowance = upload_allowance(request.user, bot.pk, request)
     return _form(
         request,
         title=_("Upload a version of %(name)s") % {"name": bot.name},
-        intro="",
+        intro=_(
+            "Left this hour: %(bot)s new versions of this bot, %(user)s of all your bots; "
+            "%(failed)s failed tries (a version its validation rejects is one of these, "
+            "not a new version)."
+        )
+        % {"bot": allowance.bot_left, "user": allowance.user_left, "failed": allowance.failed_left},
         fields=fields,
         errors=errors,
         submit=_("Upload"),

@@ -15,7 +15,7 @@ from typing import Any
 
 import bots_sdk
 import engine
-from bots_sdk import remote_cli, runtime
+from bots_sdk import compile_engine, remote_cli, runtime
 from bots_sdk.builds import build
 from bots_sdk.builds.languages import LANGUAGES, ManifestError
 from bots_sdk.builtin import BUILTIN
@@ -541,6 +541,20 @@ def _verify(args: argparse.Namespace) -> int:
     return engine_main(["verify", args.file])
 
 
+def _compile(args: argparse.Namespace) -> int:
+    """``compile``: the installed engine compiled in place (``bots_sdk.compile_engine``)."""
+    if engine.BUILD.kind == "compiled" and not args.again:
+        print(f"bidel: the engine is compiled already: {engine.BUILD}")
+        return 0
+    print(f"bidel: the engine runs {engine.BUILD}; compiling it (about a minute)", flush=True)
+    try:
+        build = compile_engine.compile_here(lambda line: print(f"  {line}", flush=True))
+    except compile_engine.CompileFailed as exc:
+        return _fail(str(exc))
+    print(f"bidel: the engine is {build} from now on (bidel --version says so)")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     """``bidel``: every command; a reader of its output that goes away early (``| head``)
     ends it quietly."""
@@ -622,6 +636,14 @@ def _main(argv: list[str] | None) -> int:
     image.add_argument(
         "--base", help="an image with python3.11 (default python:3.11-slim-bookworm)"
     )
+    compiling = commands.add_parser(
+        "compile",
+        help="compile this installed engine, once (the same games, faster); --version says "
+        "which build runs",
+    )
+    compiling.add_argument(
+        "--again", action="store_true", help="compile even when the compiled build is current"
+    )
     sweep = commands.add_parser("docker-janitor", help="remove bot containers left behind")
     sweep.add_argument("--all", action="store_true", help="every bot container, even in use")
     remote_cli.add_commands(commands)  # the platform's: login, submit, status, …
@@ -640,6 +662,8 @@ def _main(argv: list[str] | None) -> int:
         return _check(args)
     if args.command == "pack":
         return _pack(args)
+    if args.command == "compile":
+        return _compile(args)
     return _new(args)
 
 

@@ -140,26 +140,56 @@ def _write_credentials(platforms: Mapping[str, Any]) -> None:
         raise
 
 
+#: The names of this machine's loopback address: one server, however its address is written.
+LOOPBACK = frozenset({"localhost", "127.0.0.1", "::1", "localhost.localdomain"})
+
+
+def login_key(url: str) -> str:
+    """Which stored login ``url`` uses: one per server, however its address is written
+    (``localhost`` and ``127.0.0.1`` are one; the host in any case; the scheme's own port
+    written or not).
+
+    >>> login_key("http://localhost:8001") == login_key("http://127.0.0.1:8001")
+    True
+    >>> login_key("HTTP://Example.org:80/"), login_key("https://example.org:8443/bidel")
+    ('http://example.org', 'https://example.org:8443/bidel')
+    >>> login_key("http://[::1]:8000")
+    'http://127.0.0.1:8000'
+    """
+    scheme, host, port = _origin(url)
+    if host in LOOPBACK:
+        host = "127.0.0.1"
+    elif ":" in host:
+        host = f"[{host}]"
+    default = 443 if scheme == "https" else 80
+    path = urllib.parse.urlsplit(url).path.rstrip("/")
+    return f"{scheme}://{host}" + ("" if port == default else f":{port}") + path
+
+
 def stored_login(url: str) -> dict[str, Any] | None:
-    """What ``bidel login`` stored for ``url``: token, username, token id, expiry."""
-    entry = _read_credentials().get(url)
+    """What ``bidel login`` stored for ``url``'s server: token, username, token id, expiry
+    (a login stored under the URL exactly as written, as earlier versions kept it, too)."""
+    platforms = _read_credentials()
+    entry = platforms.get(login_key(url), platforms.get(url))
     return entry if isinstance(entry, dict) and isinstance(entry.get("token"), str) else None
 
 
 def store_login(url: str, login: Mapping[str, Any]) -> None:
     platforms = _read_credentials()
-    platforms[url] = dict(login)
+    platforms.pop(url, None)  # (an earlier version's key for it)
+    platforms[login_key(url)] = dict(login)
     _write_credentials(platforms)
 
 
 def forget_login(url: str) -> bool:
-    """Forget ``url``'s token; whether there was one."""
+    """Forget the token of ``url``'s server; whether there was one."""
     platforms = _read_credentials()
-    if url not in platforms:
-        return False
-    del platforms[url]
-    _write_credentials(platforms)
-    return True
+    found = [key for key in dict.fromkeys((login_key(url), url)) if key in platforms]
+    for key in found:
+        del platforms[key]
+    if found:
+        _write_credentials(platforms)
+    return bool(found)
 
 
 def token_for(url: str) -> str | None:

@@ -43,6 +43,7 @@ from bots_sdk.sandbox import BACKENDS, SandboxUnavailable, default_launcher
 from bots_sdk.tracebacks import as_uploaded, last_frame, own_frames, own_traceback
 
 COMMANDS = (
+    "signup",
     "login",
     "logout",
     "submit",
@@ -79,11 +80,14 @@ def add_commands(commands: Any) -> None:
         return parser
 
     login = command("login", "log in to the platform and keep an API token for this URL")
-    login.add_argument("--username", help="asked for when not given")
-    login.add_argument(
-        "--password-stdin", action="store_true", help="read the password from standard input"
-    )
-    login.add_argument("--name", help="what the token is called in your account's list")
+    signup = command("signup", "make an account on the platform, then log in to it")
+    for door in (login, signup):
+        door.add_argument("--username", help="asked for when not given")
+        door.add_argument(
+            "--password-stdin", action="store_true", help="read the password from standard input"
+        )
+        door.add_argument("--name", help="what the token is called in your account's list")
+    signup.add_argument("--email", help="optional: where a password reset is sent")
     command("logout", "forget (and revoke) the API token kept for this URL")
     submit = command("submit", "upload a bot as a new version and wait for its validation")
     submit.add_argument("path", help="a .py file, a .zip, or a bot's folder (packed as by pack)")
@@ -195,7 +199,11 @@ def _out(args: argparse.Namespace, document: Any, text: str) -> None:
 # --- login, logout ------------------------------------------------------------------------------
 
 
-def _login(platform: Platform, args: argparse.Namespace) -> int:
+def _credentials(
+    platform: Platform, args: argparse.Namespace, *, twice: bool = False
+) -> tuple[str, str]:
+    """The username and password: from the options and standard input, or asked for on the
+    terminal (``twice``: a new password, typed again to be sure)."""
     username = args.username
     if not username:
         if args.password_stdin or not sys.stdin.isatty():
@@ -210,8 +218,38 @@ def _login(platform: Platform, args: argparse.Namespace) -> int:
         )
     else:
         password = getpass.getpass(f"Password for {username} at {platform.url}: ")
+        if twice and getpass.getpass("The same password again: ") != password:
+            raise Usage("the two passwords differ: nothing was done")
     if not username or not password:
         raise Usage("a username and a password are needed")
+    return username, password
+
+
+def _signup(platform: Platform, args: argparse.Namespace) -> int:
+    """Make an account, then log in to it as ``login`` does."""
+    username, password = _credentials(platform, args, twice=True)
+    fields = {"username": username, "password": password}
+    if args.email:
+        fields["email"] = args.email
+    platform.request("POST", "/api/users/", data=fields, auth=False)
+    _say(args, f"signed up at {platform.url} as {username}")
+    return _log_in(platform, args, username, password)
+
+
+def _login(platform: Platform, args: argparse.Namespace) -> int:
+    username, password = _credentials(platform, args)
+    try:
+        return _log_in(platform, args, username, password)
+    except RemoteError as exc:
+        if exc.status != 400:
+            raise
+        raise Usage(
+            f"{exc}: no account yet? bidel signup --url {platform.url}; a forgotten password: "
+            f"{platform.url}/password-reset/"
+        ) from None
+
+
+def _log_in(platform: Platform, args: argparse.Namespace, username: str, password: str) -> int:
     name = args.name or f"bidel on {_host()}"
     issued = platform.request(
         "POST",
@@ -373,10 +411,15 @@ def _follow(
     """After an upload was taken: its verdict, waited for unless ``--no-wait``."""
     number = version["number"]
     label = f"{bot['name']} v{number}"
+    left = version.get("uploads_left")
     if args.no_wait:
+        if isinstance(left, dict):
+            _say(args, _left(bot["name"], left))
         _out(args, _verdict(bot, version), f"uploaded {label}: {version['status']}")
         return 0
     _say(args, f"uploaded {label} ({size} bytes); waiting for its validation")
+    if isinstance(left, dict):
+        _say(args, _left(bot["name"], left))
     version = _wait(platform, bot, number, args)
     document = _verdict(bot, version)
     if version["status"] == "active":
@@ -398,6 +441,27 @@ def _follow(
     raise RemoteError(
         f"{label} is still {version['status']} after {args.timeout:.0f} s: "
         f"see bidel status {bot['name']}"
+    )
+
+
+def _left(name: str, left: dict[str, Any]) -> str:
+    """What the platform's allowance of uploads has left, in a line.
+
+    >>> _left("x", {"bot": {"left": 9, "rate": "10/hour"}, "user": {"left": 19,
+    ...     "rate": "20/hour"}, "failed": {"left": 20, "rate": "20/hour"}})
+    'left: 9 new versions of x (10/hour), 19 of all your bots (20/hour); 20 failed tries (20/hour)'
+    """
+
+    def part(key: str) -> tuple[Any, Any]:
+        entry = left.get(key)
+        if not isinstance(entry, dict):
+            return "?", "?"
+        return entry.get("left", "?"), entry.get("rate", "?")
+
+    (bot, bot_rate), (user, user_rate), (failed, failed_rate) = map(part, ("bot", "user", "failed"))
+    return one_line(
+        f"left: {bot} new versions of {name} ({bot_rate}), {user} of all your bots "
+        f"({user_rate}); {failed} failed tries ({failed_rate})"
     )
 
 
@@ -835,6 +899,7 @@ def _download(platform: Platform, seat: dict[str, Any], folder: Path) -> Path:
 
 
 HANDLERS: dict[str, Callable[[Platform, argparse.Namespace], int]] = {
+    "signup": _signup,
     "login": _login,
     "logout": _logout,
     "submit": _submit,

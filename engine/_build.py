@@ -1,11 +1,13 @@
 """Which build of the engine runs: compiled (C extensions made by mypyc) or pure Python.
 
-One source, two builds. Installed where a C compiler is at hand, the hot modules (the engine's
-own, :data:`HOT`, and those the installer adds from the packages built on it: the SDK's
-sampling and rollout helpers) are also compiled by mypyc into extension modules beside their
-sources, and ``engine/_compiled.json`` records the SHA-256 of every source it compiled
-(``sdk/setup.py`` writes it): the manifest, not this module, is the list of what is compiled.
-Where no compiler is, nothing is built and the same sources run as they are. When ``engine`` is
+One source, two builds. Compiled at install (``BIDEL_ENGINE_BUILD``: ``make`` and the Docker
+image ask for it) or afterwards by ``bidel compile``, the hot modules (the engine's own,
+:data:`HOT`, and those the installer adds from the packages built on it: the SDK's sampling and
+rollout helpers) are also made by mypyc into extension modules beside their sources, and
+``engine/_compiled.json`` records the SHA-256 of every source it compiled
+(``bots_sdk/compile_engine.py`` writes it): the manifest, not this module, is the list of what
+is compiled. Otherwise (``pip install ./sdk``'s default, or no compiler) the same sources run
+as they are, and the manifest, where there is one, says why. When ``engine`` is
 first imported, :func:`select` picks:
 
 - ``BIDEL_ENGINE=pure``: the sources, whatever is built (a finder placed first on
@@ -14,7 +16,7 @@ first imported, :func:`select` picks:
   none or it no longer matches its sources: asked for by name, it is never silently replaced;
 - unset (or ``auto``): the compiled build when it is there and matches every source, else pure
   Python, with a :class:`RuntimeWarning` when a build is there but stale or broken (a source was
-  edited since it was compiled: ``make`` or ``pip install ./sdk`` compiles it again).
+  edited since it was compiled: ``make`` or ``bidel compile`` compiles it again).
 
 Both builds play the same game move for move (``tests/engine/test_builds.py``). This module is
 never compiled itself: it decides what is.
@@ -165,7 +167,7 @@ def _compiled_problem() -> tuple[str | None, str]:
     try:
         recorded = _recorded()
         if recorded is None:
-            return "no compiled build: installed without a C compiler or mypyc", ""
+            return "no compiled build: `bidel compile` makes it", ""
         if "failed" in recorded:  # the install could not compile it, and said why
             return f"not compiled: {recorded['failed']}", "failed" if recorded["warn"] else ""
         compiler = str(recorded["compiler"])
@@ -185,7 +187,10 @@ def _compiled_problem() -> tuple[str | None, str]:
         touched = stats.get(module) != source_stat(module)
         if touched and sources.get(module) != source_digest(module):
             where = "/".join(module.split(".")) + ".py"
-            return f"{where} changed since it was compiled (`make` compiles it again)", compiler
+            return (
+                f"{where} changed since it was compiled (`bidel compile` compiles it again)",
+                compiler,
+            )
         extension = os.path.join(_ROOT, *module.split(".")) + suffix
         if not os.path.exists(extension):
             return f"{os.path.basename(extension)} is missing from the compiled build", compiler

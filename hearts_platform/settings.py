@@ -307,6 +307,9 @@ REST_FRAMEWORK = {
         # Version comparisons an owner asks for (arena.services.comparisons: up to 48 matches each).
         "comparisons": env.rate("COMPARISON_RATE", "10/day"),
         "bot_uploads": env.rate("BOT_UPLOAD_RATE", "10/hour"),
+        # Failed tries, apart from those: versions rejected by their validation and uploads
+        # refused for what they hold, per user.
+        "refused_uploads": env.rate("REFUSED_UPLOAD_RATE", "20/hour"),
         # Listing and revoking one's API tokens (per user).
         "tokens": "60/minute",
         # Password resets asked for, per client address and per e-mail address asked about

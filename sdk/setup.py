@@ -1,46 +1,48 @@
-"""bidel-sdk's build: the engine and the SDK as Python, and their hot modules compiled too.
+"""bidel-sdk's build: the engine and the SDK as Python, and, when asked, their hot modules
+compiled too.
 
-Where mypyc (it comes with mypy, a build requirement) and a C compiler are at hand, the modules
-listed in ``engine/_build.py`` (HOT) and the SDK's own (:data:`SDK_HOT`) are compiled into C
-extensions beside their sources and ``engine/_compiled.json`` records which sources were
-compiled. Where compiling fails (no
-compiler, no Python headers), the build says so and goes on: the same sources run as pure
-Python, identically, only slower. ``BIDEL_ENGINE_BUILD`` steers it: ``auto`` (the default),
-``pure`` (compile nothing) or ``compiled`` (a failure to compile fails the install).
-The metadata is in pyproject.toml; only the extensions are declared here.
+``BIDEL_ENGINE_BUILD`` chooses: ``pure`` (the default: nothing is compiled, the install takes
+seconds, and ``bidel compile`` makes the compiled build later, once), ``auto`` (compile where
+mypyc and a C compiler are, else say why and install pure) or ``compiled`` (a failure to
+compile fails the install). Compiling makes the modules ``bots_sdk/compile_engine.py`` lists
+into C extensions beside their sources, with ``engine/_compiled.json``, the manifest of what
+was compiled from which source (``engine/_build.py`` reads it). A pure build writes a manifest
+that says why it is pure, so extensions an earlier build left behind never pass for this one.
+The metadata is in pyproject.toml; only the extensions are declared here, and
+``_build_backend.py`` asks for mypyc only when compiling.
 """
 
 from __future__ import annotations
 
 import importlib.util
-import json
-import os
 import sys
 from pathlib import Path
 
 from setuptools import setup
 from setuptools.command.build_ext import build_ext
+from setuptools.command.build_py import build_py
 from setuptools.errors import CCompilerError, CompileError, ExecError, LinkError, PlatformError
 
 HERE = Path(__file__).resolve().parent
-MODE = os.environ.get("BIDEL_ENGINE_BUILD", "auto").strip().lower() or "auto"
-if MODE not in ("auto", "pure", "compiled"):
-    sys.exit(f"BIDEL_ENGINE_BUILD={MODE!r}: use auto, pure or compiled")
 
 
-def _load_build_module():  # engine/_build.py alone: importing `engine` would select a build
-    spec = importlib.util.spec_from_file_location("_bidel_build", HERE / "engine" / "_build.py")
+def _load_compiling():  # bots_sdk/compile_engine.py alone: importing the packages would not do
+    path = HERE / "bots_sdk" / "compile_engine.py"
+    spec = importlib.util.spec_from_file_location("_bidel_compile_engine", path)
     module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # (its dataclass looks itself up there)
+    sys.modules[spec.name] = module
     spec.loader.exec_module(module)
     return module
 
 
-BUILD = _load_build_module()
-#: The SDK's modules compiled after the engine's (the search helpers every built-in calls per
-#: decision); the manifest lists them with the engine's, so the engine checks them alike.
-SDK_HOT = ("bots_sdk.sampling", "bots_sdk.rollout")
-COMPILED = (*BUILD.HOT, *SDK_HOT)
+COMPILING = _load_compiling()
+BUILD = COMPILING.build_module(HERE)
+try:
+    MODE = COMPILING.install_choice()
+except ValueError as exc:
+    sys.exit(str(exc))
+#: Why this build is pure (None while it may be compiled); the manifest written says it.
+WHY_PURE: dict[str, object] | None = None
 
 
 def _say(message: str) -> None:
@@ -49,40 +51,49 @@ def _say(message: str) -> None:
 
 
 def _not_compiled(reason: str, *, warn: bool) -> None:
-    """Say why the engine is not compiled, and leave it in the manifest beside the sources
-    (``engine/_build.py`` reports it): extensions an earlier build left there must not pass
-    for a stale build, nor a failed compile for a machine without a compiler. ``warn``: a
-    fault to fix (mypyc refused the code), not a machine's lack."""
+    """Record why the engine is not compiled (``warn``: a fault to fix, mypyc refused the
+    code, not a machine's lack); the build commands write it as the manifest."""
+    global WHY_PURE
     _say(f"{reason}: the engine runs as pure Python")
-    record = {"failed": reason, "warn": warn}
-    (HERE / "engine" / BUILD.MANIFEST).write_text(json.dumps(record, indent=1))
+    WHY_PURE = {"failed": reason, "warn": warn}
 
 
 def _extensions() -> tuple[list, str]:
     if MODE == "pure":
-        _not_compiled("BIDEL_ENGINE_BUILD=pure at install", warn=False)
+        _not_compiled("the default install; `bidel compile` makes the compiled build", warn=False)
         return [], ""
     try:
-        from mypy.version import __version__ as mypy_version
-        from mypyc.build import mypycify
+        return COMPILING.extensions(BUILD)
     except ImportError as exc:
         if MODE == "compiled":
             raise
         _not_compiled(f"mypyc was not available at install ({exc})", warn=False)
-        return [], ""
-    paths = [os.path.join(*module.split(".")) + ".py" for module in COMPILED]  # (from sdk/)
-    group = BUILD.SHARED_LIBRARY.removesuffix("__mypyc")
-    try:
-        extensions = mypycify(paths, group_name=group, opt_level="3")
     except SystemExit:  # mypyc refused the code (its messages are above)
         if MODE == "compiled":
             raise
         _not_compiled("mypyc refused the engine's code at install (see its messages)", warn=True)
-        return [], ""
-    return extensions, f"mypyc {mypy_version}"
+    return [], ""
 
 
 EXTENSIONS, COMPILER = _extensions()
+
+
+def _engine_folder(command: build_py | build_ext, inplace: bool) -> Path:
+    """Where this build's engine/ goes: the sources themselves when installed in place
+    (editable), else the build's own folder (never the checkout a wheel is built from)."""
+    if inplace:
+        return Path(command.get_finalized_command("build_py").get_package_dir("engine"))
+    return Path(command.build_lib) / "engine"
+
+
+class BuildPython(build_py):
+    """Copies the sources; where nothing will be compiled, writes the manifest saying why."""
+
+    def run(self) -> None:
+        super().run()
+        if WHY_PURE is not None:
+            folder = _engine_folder(self, getattr(self, "editable_mode", False))
+            COMPILING.write_manifest(folder, WHY_PURE)
 
 
 class BuildExtensions(build_ext):
@@ -92,20 +103,18 @@ class BuildExtensions(build_ext):
     def run(self) -> None:
         if not self.extensions:
             return
+        target = _engine_folder(self, self.inplace)
         try:
             super().run()
         except (CCompilerError, CompileError, ExecError, LinkError, PlatformError, OSError) as exc:
             if MODE == "compiled":
                 raise
             _not_compiled(f"compiling the engine failed at install ({exc})", warn=False)
+            COMPILING.write_manifest(target, WHY_PURE)
             self.extensions = []
             return
-        package = Path(self.get_finalized_command("build_py").get_package_dir("engine"))
-        target = package if self.inplace else Path(self.build_lib) / "engine"
-        target.mkdir(parents=True, exist_ok=True)
-        (target / BUILD.MANIFEST).write_text(
-            json.dumps(BUILD.manifest(COMPILER, COMPILED), indent=1)
-        )
+        modules = COMPILING.compiled_modules(BUILD)
+        COMPILING.write_manifest(target, BUILD.manifest(COMPILER, modules))
         _say(f"the engine is compiled ({COMPILER})")
 
     def get_outputs(self) -> list[str]:
@@ -115,4 +124,4 @@ class BuildExtensions(build_ext):
         return outputs
 
 
-setup(ext_modules=EXTENSIONS, cmdclass={"build_ext": BuildExtensions})
+setup(ext_modules=EXTENSIONS, cmdclass={"build_py": BuildPython, "build_ext": BuildExtensions})

@@ -163,6 +163,9 @@ def test_demo_comes_up_healthy_with_its_bots_laddered_and_ranked(demo: Demo) -> 
     assert "Demo users ada and grace uploaded the bots ducker and dumper" in printed
     assert "rank  bot" in printed and "ducker" in printed and "heuristic" in printed
     assert f"{demo.url}/api/ladders/1/rankings/" in printed
+    # the terminal's way in, for this demo's own address; the admin's, with how to get in
+    assert f"From a terminal: bidel signup --url {demo.url}  " in printed
+    assert "python manage.py createsuperuser" in printed
 
     health = wait_until(lambda: _healthy(demo.url), "the demo's /api/health/ to answer 200")
     parts = ("database", "broker", "workers", "runners", "sandbox")

@@ -320,6 +320,7 @@ TOOL_MODULES = (
     "bots_sdk.remote_cli",
     "bots_sdk.reproduce",
     "bots_sdk.tracebacks",  # (a bot's traceback as its author reads it: check, play, reproduce)
+    "bots_sdk.compile_engine",  # (the engine's compiled build: the installer's and bidel's)
 )
 ROOMS = ("bots_sdk.referee", "bots_sdk.builds", "bots_sdk.sandbox")
 

@@ -10,6 +10,7 @@ from django import forms
 from django.core.validators import RegexValidator
 from django.db.models import QuerySet
 
+from arena import selectors
 from arena.domain import formats
 from arena.models import Bot, Match, Tournament
 from arena.selectors import Seated, with_seats
@@ -18,12 +19,10 @@ from bots_sdk.ids import ID_PATTERN
 
 # An id: a whole number from 1, short enough for a column ("²" is a digit to str.isdigit).
 _ID = RegexValidator(rf"^{ID_PATTERN}$", "must be an id: a whole number from 1")
+# A bot: its id, or its name.
+_BOT = RegexValidator(rf"^{Bot.NAME_PATTERN}$", "a bot's id or its name")
 # A version's number: from 1, within its column (a PositiveIntegerField).
 _NUMBER = RegexValidator(r"^[1-9][0-9]{0,8}$", "must be a version number: a whole number from 1")
-_OPPONENT = RegexValidator(
-    rf"^({ID_PATTERN}|" + "|".join(sorted(BUILTIN)) + ")$",
-    f"a bot's id or a built-in's name ({', '.join(sorted(BUILTIN))})",
-)
 
 
 class IdFilter(filters.CharFilter):
@@ -49,7 +48,13 @@ class _MatchFilterForm(forms.Form):
 
 class MatchFilter(filters.FilterSet):
     ladder = IdFilter(field_name="ladder_id", help_text="matches of this ladder (its id)")
-    bot = IdFilter(method="_bot", help_text="matches in which this bot (its id) sat")
+    bot = filters.CharFilter(
+        method="_bot",
+        max_length=64,
+        validators=[_BOT],
+        strip=False,
+        help_text="matches in which this bot sat: its id or its name (any case)",
+    )
     version = filters.CharFilter(
         method="_version",
         validators=[_NUMBER],
@@ -60,9 +65,10 @@ class MatchFilter(filters.FilterSet):
     opponent = filters.CharFilter(
         method="_opponent",
         max_length=64,
-        validators=[_OPPONENT],
-        help_text="matches in which this one also sat: a bot's id or a built-in's name "
-        f"({', '.join(sorted(BUILTIN))})",
+        validators=[_BOT],
+        strip=False,
+        help_text="matches in which this one also sat: a bot's id or name, or a built-in's "
+        f"name ({', '.join(sorted(BUILTIN))})",
     )
     status = filters.ChoiceFilter(choices=Match.Status.choices)
     kind = filters.ChoiceFilter(choices=Match.Kind.choices)
@@ -85,12 +91,13 @@ class MatchFilter(filters.FilterSet):
         seated = []
         if data.get("bot"):  # with a version, one seat must be both: that version of this bot
             number = int(data["version"]) if data.get("version") else None
-            seated.append(Seated(bot=int(data["bot"]), number=number))
+            seated.append(Seated(bot=selectors.bot_named(data["bot"]), number=number))
         opponent = data.get("opponent")
         if opponent:
-            seated.append(
-                Seated(builtin=opponent) if opponent in BUILTIN else Seated(bot=int(opponent))
-            )
+            if opponent in BUILTIN:
+                seated.append(Seated(builtin=opponent))
+            else:
+                seated.append(Seated(bot=selectors.bot_named(opponent)))
         return with_seats(query, *seated)
 
     def _bot(self, query: QuerySet[Match], name: str, value: int) -> QuerySet[Match]:

@@ -246,7 +246,7 @@ class _LadderName(serializers.SlugRelatedField):  # type: ignore[type-arg]
 class BotSerializer(serializers.ModelSerializer):
     owner = serializers.CharField(source="owner.username", read_only=True)
     name = serializers.RegexField(
-        r"^[A-Za-z0-9_.-]{1,64}$",
+        rf"^{Bot.NAME_PATTERN}$",
         max_length=64,
         error_messages={
             "invalid": "a bot's name is 1 to 64 letters, digits, '_', '.' or '-' (no spaces)"

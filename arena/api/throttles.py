@@ -5,8 +5,11 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from django.utils import timezone
 from django.utils.translation import gettext
 from rest_framework import exceptions
 from rest_framework.throttling import SimpleRateThrottle, UserRateThrottle
@@ -44,64 +47,131 @@ class ComparisonThrottle(UserRateThrottle):
     scope = "comparisons"
 
 
-class UploadThrottle(UserRateThrottle):
-    """New versions one user uploads, to all their bots together (scope ``uploads``,
-    ``UPLOAD_RATE``): each is checked, built and played in a validation match."""
+class RefusedUploadThrottle(UserRateThrottle):
+    """Uploads one user sent that were refused for what they hold (not Python, a zip without a
+    bot, too large: scope ``refused_uploads``, ``REFUSED_UPLOAD_RATE``), counted as they are
+    refused; with the versions its validation rejected, the bound of a user's failed tries,
+    apart from the new versions' allowance."""
 
-    scope = "uploads"
+    scope = "refused_uploads"
+
+
+@dataclass(frozen=True)
+class Allowance:
+    """What a user may still upload now: new versions to this bot and to all their bots
+    (a version its validation rejected is not one), and failed tries (rejected versions and
+    refused uploads); each with its limit and, when none is left, the seconds until one is."""
+
+    bot_left: int
+    bot_rate: str
+    user_left: int
+    user_rate: str
+    failed_left: int
+    failed_rate: str
+    wait: float | None
 
     def refusal(self) -> str:
-        return gettext("too many new versions from one user: the limit is %(rate)s") % {
-            "rate": self.rate
+        """Why an upload is refused now ('' when it is not)."""
+        said = []
+        if self.user_left <= 0:
+            said.append(
+                gettext("too many new versions from one user: the limit is %(rate)s")
+                % {"rate": self.user_rate}
+            )
+        if self.bot_left <= 0:
+            said.append(
+                gettext("too many new versions of one bot: the limit is %(rate)s")
+                % {"rate": self.bot_rate}
+            )
+        if self.failed_left <= 0:
+            said.append(
+                gettext("too many rejected or refused uploads from one user: the limit is %(rate)s")
+                % {"rate": self.failed_rate}
+            )
+        return "; ".join(said) + "." if said else ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "bot": {"left": self.bot_left, "rate": self.bot_rate},
+            "user": {"left": self.user_left, "rate": self.user_rate},
+            "failed": {"left": self.failed_left, "rate": self.failed_rate},
         }
 
 
-class BotUploadThrottle(SimpleRateThrottle):
-    """New versions uploaded to one bot (scope ``bot_uploads``, ``BOT_UPLOAD_RATE``)."""
+class _Rate(SimpleRateThrottle):
+    """A scope's rate as DRF reads it (``THROTTLE_RATES``), for counting from the database."""
 
-    scope = "bot_uploads"
-
-    def __init__(self, bot_id: int) -> None:
-        self.bot_id = bot_id
+    def __init__(self, scope: str) -> None:
+        self.scope = scope
         super().__init__()
 
-    def get_cache_key(self, request: Any, view: Any) -> str | None:
-        return self.cache_format % {"scope": self.scope, "ident": str(self.bot_id)}
 
-    def refusal(self) -> str:
-        return gettext("too many new versions of one bot: the limit is %(rate)s") % {
-            "rate": self.rate
-        }
-
-
-def _allows(throttle: SimpleRateThrottle, request: Any) -> bool:
-    """Whether ``throttle`` lets the request go on, counting nothing yet (DRF's
-    ``allow_request`` counts an allowed request at once)."""
-    if throttle.rate is None:
-        return True
-    throttle.key = throttle.get_cache_key(request, None)
-    if throttle.key is None:
-        return True
-    throttle.history = throttle.cache.get(throttle.key, [])
-    throttle.now = throttle.timer()
-    while throttle.history and throttle.history[-1] <= throttle.now - throttle.duration:
-        throttle.history.pop()
-    return len(throttle.history) < throttle.num_requests
+def _rate(scope: str) -> tuple[str, int, int]:
+    """A scope's rate as set, its number and its seconds ("20/hour": 20, 3600); a rate set
+    to none allows any number."""
+    rate = _Rate(scope)
+    if rate.rate is None:
+        return "none", 10**9, 1
+    return str(rate.rate), int(rate.num_requests), int(rate.duration)
 
 
-def upload_throttle_check(request: Any, *, bot_id: int) -> None:
-    """Count an upload of a new version to bot ``bot_id`` by its owner (asked once the owner
-    is known: nobody else's attempts spend the owner's allowance); :class:`Throttled` (429,
-    with Retry-After) naming each limit reached, per user or per bot. A refused upload is
-    counted by neither. Both doors ask it, the API and the upload page: one allowance."""
-    throttles = [UploadThrottle(), BotUploadThrottle(bot_id)]
-    refused = [t for t in throttles if not _allows(t, request)]
-    if refused:
-        waits = [wait for wait in (t.wait() for t in refused) if wait is not None]
-        raise exceptions.Throttled(
-            wait=max(waits) if waits else None,
-            detail="; ".join(t.refusal() for t in refused) + ".",
-        )
-    for throttle in throttles:
-        if throttle.rate is not None and throttle.key is not None:
-            throttle.throttle_success()
+def upload_allowance(user: Any, bot_id: int, request: Any | None = None) -> Allowance:
+    """What ``user`` may still upload to bot ``bot_id``, counted from the versions stored
+    (and, with ``request``, the refused uploads the cache counted)."""
+    from arena import selectors  # (here: the throttles load with the API's settings)
+
+    now = timezone.now()
+    user_rate, user_max, user_span = _rate("uploads")
+    bot_rate, bot_max, bot_span = _rate("bot_uploads")
+    failed_rate, failed_max, failed_span = _rate("refused_uploads")
+    uploads = selectors.recent_uploads(
+        user,
+        bot_id,
+        user_since=now - timedelta(seconds=user_span),
+        bot_since=now - timedelta(seconds=bot_span),
+        failed_since=now - timedelta(seconds=failed_span),
+    )
+    refused_at: list[float] = []
+    if request is not None:
+        throttle = RefusedUploadThrottle()
+        key = throttle.get_cache_key(request, None)
+        refused_at = [t for t in throttle.cache.get(key, []) if t > throttle.timer() - failed_span]
+    waits = []
+
+    def left(count: int, limit: int, oldest: datetime | None, span: int) -> int:
+        remaining = limit - count
+        if remaining <= 0 and oldest is not None:
+            waits.append(max(1.0, (oldest + timedelta(seconds=span) - now).total_seconds()))
+        return max(0, remaining)
+
+    by_user, by_bot, failed = uploads.by_user, uploads.by_bot, uploads.failed
+    user_left = left(len(by_user), user_max, min(by_user, default=None), user_span)
+    bot_left = left(len(by_bot), bot_max, min(by_bot, default=None), bot_span)
+    failed_times = failed + [datetime.fromtimestamp(t, tz=UTC) for t in refused_at]
+    failed_left = left(len(failed_times), failed_max, min(failed_times, default=None), failed_span)
+    return Allowance(
+        bot_left, bot_rate, user_left, user_rate, failed_left, failed_rate, max(waits, default=None)
+    )
+
+
+def upload_refused(request: Any) -> None:
+    """Count an upload refused for what it holds against its user's failed tries (DRF's
+    ``allow_request`` records it while under the bound; past it, the allowance refuses
+    uploads before any is read)."""
+    throttle = RefusedUploadThrottle()
+    if throttle.rate is not None:
+        throttle.allow_request(request, None)
+
+
+def upload_throttle_check(request: Any, *, bot_id: int) -> Allowance:
+    """Whether the owner may upload a new version to bot ``bot_id`` now (asked once the owner
+    is known: nobody else's attempts spend the owner's allowance): :class:`Throttled` (429,
+    with Retry-After) naming each limit reached, else the allowance as it stands. The
+    versions stored are what counts (a version its validation rejected counts for the failed
+    tries, not the new versions). Both doors ask it, the API and the upload page: one
+    allowance."""
+    allowance = upload_allowance(request.user, bot_id, request)
+    refusal = allowance.refusal()
+    if refusal:
+        raise exceptions.Throttled(wait=allowance.wait, detail=refusal)
+    return allowance

@@ -29,12 +29,14 @@ from arena.api.throttles import (
     ComparisonThrottle,
     PasswordCheckThrottle,
     PasswordResetEmailThrottle,
+    upload_allowance,
+    upload_refused,
     upload_throttle_check,
 )
 from arena.errors import error_messages
 from arena.models import ApiToken
 from arena.services import accounts, comparisons, tournaments
-from arena.uploads import read_upload
+from arena.uploads import UploadError, read_upload
 from bots_sdk.ids import ID_PATTERN, parse_id
 
 logger = logging.getLogger(__name__)
@@ -406,20 +408,26 @@ class BotViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gene
         if request.method == "GET":  # paged, as every list
             page = self.paginate_queryset(selectors.bot_versions(bot))
             return self.get_paginated_response(s.VersionSerializer(page, many=True).data)
-        # The owner's uploads are counted (per user, per bot) before the body is parsed.
+        # The owner's allowance (per user, per bot, failed tries) is asked before the body is
+        # parsed; the versions stored are what it counts.
         upload_throttle_check(request, bot_id=bot.pk)
         upload = s.VersionUploadSerializer(data=request.data)
         upload.is_valid(raise_exception=True)
         file = upload.validated_data["file"]
-        data = read_upload(file)
-        version = services.version_upload(
-            bot=bot,
-            user=request.user,
-            filename=file.name,
-            data=data,
-            activation=upload.validated_data["activate"],
-        )
-        return Response(s.VersionOwnerSerializer(version).data, status=status.HTTP_201_CREATED)
+        try:
+            version = services.version_upload(
+                bot=bot,
+                user=request.user,
+                filename=file.name,
+                data=read_upload(file),
+                activation=upload.validated_data["activate"],
+            )
+        except (UploadError, DjangoValidationError):
+            upload_refused(request)  # (a failed try: its bound, not the new versions')
+            raise
+        answer = dict(s.VersionOwnerSerializer(version).data)
+        answer["uploads_left"] = upload_allowance(request.user, bot.pk, request).to_dict()
+        return Response(answer, status=status.HTTP_201_CREATED)
 
     @extend_schema(
         request=s.VersionActivateSerializer,

@@ -100,34 +100,58 @@ def compare(seats: Iterable[tuple[int, int, str, Sequence[int]]], rotations: int
 
 
 def verdict(newer: str, older: str, result: Result, *, spent: bool) -> str:
-    """What a comparison found, in words (``spent``: its budget of deals is used up).
+    """What a comparison found, in words, then its numbers (``spent``: its budget of deals is
+    used up). Points are bad in Hearts: the words say who takes more.
 
     >>> print(verdict("v3", "v2", Result(240, -0.8, -1.3, -0.3, 3.1, "H1"), spent=False))
-    v3 is stronger than v2: −0.8 points a hand [−1.3, −0.3] over 240 duplicate deals (SPRT accepted)
+    ... # doctest: +NORMALIZE_WHITESPACE
+    v3 is stronger than v2: it takes 0.8 points a hand fewer (−0.8 points a hand [−1.3, −0.3]
+    over 240 duplicate deals; SPRT accepted)
+    >>> print(verdict("v3", "v2", Result(40, 7.9, 6.1, 9.7, -3.0, "H0", True), spent=False))
+    ... # doctest: +NORMALIZE_WHITESPACE
+    v3 is not stronger than v2: it takes 7.9 points a hand more, weaker (+7.9 points a hand
+    [+6.1, +9.7] over 40 duplicate deals; SPRT accepted)
     >>> print(verdict("v3", "v2", Result(240, 0.1, -0.4, 0.6, 0.2, ""), spent=True))
     ... # doctest: +NORMALIZE_WHITESPACE
-    no difference found between v3 and v2: +0.1 points a hand [−0.4, +0.6] over 240 duplicate
-    deals (the SPRT undecided within the budget)
+    no difference found between v3 and v2: it takes 0.1 points a hand more, within the noise
+    (+0.1 points a hand [−0.4, +0.6] over 240 duplicate deals; the SPRT undecided within the
+    budget)
     """
     numbers = (
         f"{_signed(result.mean)} points a hand [{_signed(result.low)}, {_signed(result.high)}] "
         f"over {result.deals} duplicate deals"
     )
+    takes = _takes(result.mean)
     if result.decision == "H1":
-        return f"{newer} is stronger than {older}: {numbers} (SPRT accepted)"
+        return f"{newer} is stronger than {older}: {takes} ({numbers}; SPRT accepted)"
     if result.decision == "H0":
-        return f"{newer} is not stronger than {older}: {numbers} (SPRT accepted)"
+        weaker = ", weaker" if result.weaker or result.low > 0 else ""
+        return f"{newer} is not stronger than {older}: {takes}{weaker} ({numbers}; SPRT accepted)"
     if not spent:
-        return f"comparing {newer} with {older}: {numbers} so far"
-    undecided = "(95% interval; the SPRT undecided within the budget)"
+        return f"comparing {newer} with {older}: {takes} so far ({numbers})"
+    undecided = "95% interval; the SPRT undecided within the budget"
     if result.high < 0:
-        return f"{newer} is stronger than {older}: {numbers} {undecided}"
+        return f"{newer} is stronger than {older}: {takes} ({numbers}; {undecided})"
     if result.low > 0:
-        return f"{newer} is weaker than {older}: {numbers} {undecided}"
+        return f"{newer} is weaker than {older}: {takes} ({numbers}; {undecided})"
     return (
-        f"no difference found between {newer} and {older}: {numbers} "
-        "(the SPRT undecided within the budget)"
+        f"no difference found between {newer} and {older}: {takes}, within the noise "
+        f"({numbers}; the SPRT undecided within the budget)"
     )
+
+
+def _takes(mean: float) -> str:
+    """The newer version's points against the older's, in words (one decimal, as shown).
+
+    >>> _takes(-0.84), _takes(7.9)
+    ('it takes 0.8 points a hand fewer', 'it takes 7.9 points a hand more')
+    >>> _takes(0.02)
+    'it takes as many points'
+    """
+    shown = f"{abs(mean):.1f}"
+    if shown == "0.0":
+        return "it takes as many points"
+    return f"it takes {shown} points a hand {'fewer' if mean < 0 else 'more'}"
 
 
 def _signed(value: float) -> str:

@@ -353,7 +353,7 @@ def test_list_filters_are_in_the_schema_and_refuse_bad_values_in_the_one_error_s
     assert {"search", "owner"} <= params
     params = {p["name"] for p in schema["paths"]["/api/tournaments/"]["get"]["parameters"]}
     assert {"status", "format"} <= params
-    bad = APIClient().get("/api/matches/", {"opponent": "nobody"})
+    bad = APIClient().get("/api/matches/", {"opponent": "x" * 65})  # (no name is so long)
     assert bad.status_code == 400 and list(bad.json()) == ["opponent"]
     for response in (
         bad,
@@ -416,13 +416,17 @@ def test_matches_filter_by_a_bots_version_number_at_one_seat() -> None:
     assert listed(bot=eve, version=1, opponent=ada) == [ada2_eve1]
     assert listed(bot=ada, version=3) == []
     assert listed(bot=ada) == [ada1_eve2, ada2_eve1, ada2]
+    # a bot by its name as well as its id (any case); a name nobody has lists nothing
+    assert listed(bot="ADA-bot", version=1) == [ada1_eve2]
+    assert listed(bot="eve-bot", version=1, opponent="ada-bot") == [ada2_eve1]
+    assert listed(bot="nobody") == [] and listed(opponent="nobody") == []
     alone = APIClient().get("/api/matches/", {"version": 1})
     assert alone.status_code == 400 and list(alone.json()) == ["version"]
     assert "bot" in alone.json()["version"][0]
     for bad in ("0", "x", " 1", "٣", "1" * 10):
         refused = APIClient().get("/api/matches/", {"bot": ada, "version": bad})
         assert refused.status_code == 400 and list(refused.json()) == ["version"], bad
-    refused = APIClient().get("/api/matches/", {"bot": "x", "version": 1})
+    refused = APIClient().get("/api/matches/", {"bot": "x" * 65, "version": 1})
     assert refused.status_code == 400 and list(refused.json()) == ["bot"]
 
 

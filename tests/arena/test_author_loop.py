@@ -525,6 +525,26 @@ def test_every_failure_is_one_line_and_its_exit_code_says_whose(
     (tmp_path / "bot.py").write_text("CHANGED = False\n" + BOT)
     (tmp_path / "broken.py").write_text("from bots_sdk import Bot\n\nclass B(Bot)\n")
 
+    # an account from the terminal, its login one for the server however it is written
+    newbie = tmp_path / "newbie"
+    newbie.mkdir()
+    signup = ["signup", "--username", "newbie", "--password-stdin", "--email", "n@example.org"]
+    made = _bidel(newbie, url, *signup, stdin=PASSWORD)
+    assert made.returncode == 0, made.stdout + made.stderr
+    assert made.stdout.splitlines()[:2] == [
+        f"signed up at {url} as newbie",
+        made.stdout.splitlines()[1],
+    ] and made.stdout.splitlines()[1].startswith(f"logged in to {url} as newbie")
+    assert get_user_model().objects.get(username="newbie").email == "n@example.org"
+    aliased = url.replace("127.0.0.1", "localhost")
+    mine = _bidel(newbie, aliased, "status")
+    assert mine.returncode == 0, mine.stderr
+    assert mine.stdout.strip() == "you have no bots yet: bidel submit"
+    taken = _bidel(newbie, url, *signup, stdin=PASSWORD)
+    _one_line_failure(taken, "username")
+    wrong = _bidel(newbie, url, "login", "--username", "newbie", "--password-stdin", stdin="no")
+    _one_line_failure(wrong, "no account yet? bidel signup", "/password-reset/")
+
     no_terminal = _bidel(tmp_path, url, "login", "--username", "ada")  # (stdin: not a tty)
     _one_line_failure(no_terminal, "no terminal to ask for the password on", "--password-stdin")
     login = ["login", "--username", "ada", "--password-stdin"]

@@ -87,8 +87,9 @@ def test_a_stronger_version_is_found_stronger_with_its_interval(settings: Any) -
     result = comparison.result
     assert result["decision"] == "H1" and result["deals"] == 10 * comparison.rounds
     assert result["high"] < 0  # v2 takes fewer points a hand than v1, with its interval
-    assert comparison.verdict.startswith("v2 is stronger than v1: −")
-    assert comparison.verdict.endswith(f"over {result['deals']} duplicate deals (SPRT accepted)")
+    assert comparison.verdict.startswith("v2 is stronger than v1: it takes ")
+    assert " points a hand fewer (−" in comparison.verdict
+    assert comparison.verdict.endswith(f"over {result['deals']} duplicate deals; SPRT accepted)")
     # every deal at every table: eight a round, each version at every seat after each
     # neighbour, as comparisons.tables lays them out
     matches = list(comparison.matches.order_by("round", "rotation"))
@@ -121,8 +122,8 @@ def test_the_same_code_scores_the_same_at_every_table(settings: Any) -> None:
         0.0,
     )
     assert comparison.verdict == (
-        "v3 is not stronger than v2: 0.0 points a hand [0.0, 0.0] over 3 duplicate deals "
-        "(SPRT accepted)"
+        "v3 is not stronger than v2: it takes as many points (0.0 points a hand [0.0, 0.0] "
+        "over 3 duplicate deals; SPRT accepted)"
     )
 
 

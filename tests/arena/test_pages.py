@@ -71,6 +71,15 @@ def test_home_ladder_and_bot_pages() -> None:
     ladder_page = Client().get(f"/ladders/{ladder.pk}/").content.decode()
     # the four built-ins and ada-bot, which joined with its first active version
     assert ladder_page.count('class="interval"') == 5 and "Live Elo" in ladder_page
+    assert "; 5 bots entered." in home  # (the count the standings list: built-ins too)
+    # the bot's page: its matches named with their versions, and a link to all of them
+    bot_page = Client().get(f"/bots/{bot.pk}/").content.decode()
+    assert f'<a href="/bots/{bot.pk}/">ada-bot v1</a>' in bot_page
+    assert f'href="/matches/?bot={bot.pk}">Every match of ada-bot</a>' in bot_page
+    by_name = Client().get("/matches/", {"bot": "ADA-BOT"}).content.decode()
+    by_id = Client().get("/matches/", {"bot": str(bot.pk)}).content.decode()
+    assert by_name.count('href="/matches/') == by_id.count('href="/matches/')
+    assert by_name.count(f'<a href="/bots/{bot.pk}/">ada-bot v1</a>') >= 1
     public = Client().get(f"/bots/{bot.pk}/").content.decode()
     assert "ducks low" in public and "Validation log" not in public
     client = Client()
@@ -354,9 +363,10 @@ def test_indexes_are_paged_filtered_and_linked_from_every_page() -> None:
     shown = re.findall(r'<a href="/matches/(\d+)/">', first)
     assert len(shown) == 25 and shown == sorted(shown, key=int, reverse=True)
     # scores beside each seat; opponents by built-in name narrow the list
-    assert re.search(r"ada-bot</a> \d", first)
-    against = Client().get(f"/matches/?bot={bot.pk}&opponent=nobody-here").content.decode()
-    assert "Page 1 of 3" in against  # an unknown opponent is no filter, not an error
+    assert re.search(r"ada-bot v1</a> \d", first)  # (the version each match seated)
+    against = Client().get(f"/matches/?bot={bot.pk}&opponent=nobody-here")
+    assert against.status_code == 200  # a name no bot has: no match, not an error
+    assert "No matches found." in against.content.decode()
     with_low = Client().get(f"/matches/?bot={bot.pk}&opponent=low").content.decode()
     expected = set(
         Match.objects.filter(seats__version__bot=bot)

@@ -278,6 +278,84 @@ def test_uploads_are_throttled_per_bot_and_per_user_at_both_doors(rates: dict[st
     assert BotVersion.objects.filter(bot__owner=owner).count() == 5  # nothing for a refusal
 
 
+#: Passes cards it does not hold: its validation rejects it.
+REJECTED_BOT = (
+    b"from bots_sdk import Bot\n\n\nclass Wrong(Bot):\n"
+    b"    def pass_cards(self, view):\n        return ['XX', 'YY', 'ZZ']\n\n"
+    b"    def play(self, view):\n        return view.legal[0]\n"
+)
+
+
+@pytest.mark.django_db
+def test_rejected_and_refused_uploads_spend_their_own_bound_not_the_new_versions(
+    rates: dict[str, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A version its validation rejects, and an upload refused for what it holds, are failed
+    tries: they leave the new versions' allowance whole and have a bound of their own; what
+    is left is in the upload's answer and on the upload page."""
+    from django.core.files.uploadedfile import SimpleUploadedFile
+    from django.test import Client
+    from rest_framework.throttling import SimpleRateThrottle
+
+    from arena import services
+    from arena.models import BotVersion
+
+    monkeypatch.setitem(SimpleRateThrottle.THROTTLE_RATES, "refused_uploads", "4/hour")
+    owner, (bot,), client = _owner_with_bots("ada", 1)
+
+    def wrong(i: int) -> Any:
+        code = REJECTED_BOT + f"# try {i}\n".encode()
+        answer = client.post(
+            f"/api/bots/{bot.pk}/versions/",
+            {"file": SimpleUploadedFile("bot.py", code)},
+            format="multipart",
+        )
+        assert answer.status_code == 201, answer.content
+        made = BotVersion.objects.get(bot=bot, number=answer.json()["number"])
+        services.version_validate(version_id=made.pk)
+        return answer.json()
+
+    for i in range(2):
+        wrong(i)
+    assert BotVersion.objects.filter(bot=bot, status="rejected").count() == 2
+    broken = client.post(
+        f"/api/bots/{bot.pk}/versions/",
+        {"file": SimpleUploadedFile("bot.py", b"def broken(:\n")},
+        format="multipart",
+    )
+    assert broken.status_code == 400  # refused for what it holds: a failed try too
+    # the bot's allowance of new versions (3 an hour) is whole: three good ones go in
+    answers = [_upload(client, bot, i) for i in range(3)]
+    assert [a.status_code for a in answers] == [201] * 3
+    assert [a.json()["uploads_left"]["bot"] for a in answers] == [
+        {"left": 2, "rate": "3/hour"},
+        {"left": 1, "rate": "3/hour"},
+        {"left": 0, "rate": "3/hour"},
+    ]
+    assert answers[-1].json()["uploads_left"]["failed"] == {"left": 1, "rate": "4/hour"}
+    refused = _upload(client, bot, 3)
+    assert refused.status_code == 429
+    assert refused.json()["detail"][0].startswith(
+        "too many new versions of one bot: the limit is 3/hour. Expected available in "
+    )
+    # the failed tries' own bound: one more, then refused before its body is read
+    second = services.bot_create(owner=owner, name="ada-second")
+    for i in range(2):
+        tried = client.post(
+            f"/api/bots/{second.pk}/versions/",
+            {"file": SimpleUploadedFile("bot.py", b"def broken(:\n")},
+            format="multipart",
+        )
+        assert tried.status_code == (400 if i == 0 else 429), tried.content
+    assert tried.json()["detail"][0].startswith(
+        "too many rejected or refused uploads from one user: the limit is 4/hour."
+    )
+    page = Client()
+    page.force_login(owner)
+    shown = page.get(f"/bots/{second.pk}/upload/").content.decode()
+    assert "Left this hour: 3 new versions of this bot, 2 of all your bots; 0 failed tries" in shown
+
+
 @pytest.mark.django_db
 def test_versions_waiting_for_validation_are_capped_per_user(settings: Any) -> None:
     from arena.models import BotVersion
@@ -309,8 +387,8 @@ def test_a_flood_of_uploads_is_refused_at_its_limits_while_a_match_still_finishe
 ) -> None:
     """Forty distinct versions to four bots as fast as a client sends them, before any worker
     is up: exactly the waiting cap of them is made, then each is refused naming the cap (400)
-    until the user's rate is spent (every attempt counts, as it is counted before its body is
-    read), then naming the rate (429). A real worker then validates the few made while a
+    until the user's failed tries are spent (every refused attempt is one), then naming that
+    bound (429), before its body is read. A real worker then validates the few made while a
     challenge another user queues meanwhile is played within the suite's deadline (a minute by
     default); the rate still holds."""
     from rest_framework.throttling import SimpleRateThrottle
@@ -322,8 +400,10 @@ def test_a_flood_of_uploads_is_refused_at_its_limits_while_a_match_still_finishe
 
     user_rate = int(SimpleRateThrottle.THROTTLE_RATES["uploads"].split("/")[0])
     bot_rate = int(SimpleRateThrottle.THROTTLE_RATES["bot_uploads"].split("/")[0])
+    failed_rate = int(SimpleRateThrottle.THROTTLE_RATES["refused_uploads"].split("/")[0])
     waiting_cap = settings.UPLOAD_MAX_WAITING
-    assert waiting_cap < user_rate < 40 and -(-user_rate // 4) < bot_rate  # (the defaults)
+    assert waiting_cap < user_rate and waiting_cap + failed_rate < 40  # (the defaults)
+    assert -(-waiting_cap // 4) < bot_rate
     owner, bots, client = _owner_with_bots("ada", 4)
     grace = services.user_create(username="grace", password="a long passphrase")
     versions = BotVersion.objects.filter(bot__owner=owner)
@@ -336,13 +416,13 @@ def test_a_flood_of_uploads_is_refused_at_its_limits_while_a_match_still_finishe
 
     answers = [upload(i) for i in range(40)]
     statuses = [status for status, _ in answers]
-    expected = [201] * waiting_cap + [400] * (user_rate - waiting_cap)
-    assert statuses == expected + [429] * (40 - user_rate), answers
+    expected = [201] * waiting_cap + [400] * failed_rate
+    assert statuses == expected + [429] * (40 - waiting_cap - failed_rate), answers
     for status, said in answers:
         if status == 400:
             assert f"waiting for their validation; the limit is {waiting_cap}" in said, said
         if status == 429:
-            assert said.startswith("too many new versions from one user"), said
+            assert said.startswith("too many rejected or refused uploads from one user"), said
     assert versions.count() == waiting_cap
     with celery_worker(env=worker_env(), hostname="flood@test", queues=["celery", "runner"]):
         challenge = services.challenge_create(

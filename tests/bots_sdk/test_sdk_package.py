@@ -38,12 +38,13 @@ def _run(
     )
 
 
-def _fresh_venv(root: Path, compiler: str | None = None) -> Path:
+def _fresh_venv(root: Path, compiler: str | None = None, build: str | None = "auto") -> Path:
     """A fresh venv under ``root`` holding only the SDK's wheel (and what ``venv`` itself
-    brings), built with the C compiler ``compiler`` (None: the system's)."""
+    brings), built as ``BIDEL_ENGINE_BUILD=build`` asks (None: unset, the default install),
+    with the C compiler ``compiler`` (None: the system's)."""
     source = root / "source"  # a copy: building writes build/ and egg-info beside the sources
     source.mkdir()
-    for name in ("pyproject.toml", "README.md"):
+    for name in ("pyproject.toml", "README.md", "_build_backend.py"):
         shutil.copy(SDK / name, source / name)
     for package in ("engine", "bots_sdk"):
         shutil.copytree(
@@ -63,7 +64,10 @@ def _fresh_venv(root: Path, compiler: str | None = None) -> Path:
         root / "dist",
         source,
         cwd=root,
-        env={} if compiler is None else {"CC": compiler},
+        env={
+            **({} if compiler is None else {"CC": compiler}),
+            **({} if build is None else {"BIDEL_ENGINE_BUILD": build}),
+        },
     )
     assert built.returncode == 0, built.stderr
     (root / "build.log").write_text(built.stdout + built.stderr)
@@ -85,9 +89,10 @@ def _fresh_venv(root: Path, compiler: str | None = None) -> Path:
 
 
 def shared_fresh_venv() -> Path:
-    """:func:`_fresh_venv` with the system's compiler, built once per test run (by the first
-    worker to ask; the others wait for it) and shared by the tests that only use it: building
-    the compiled wheel is a minute of CPU. Nothing may change it."""
+    """:func:`_fresh_venv` compiled with the system's compiler (as ``BIDEL_ENGINE_BUILD=auto``
+    builds it), built once per test run (by the first worker to ask; the others wait for it)
+    and shared by the tests that only use it: building the compiled wheel is a minute of CPU.
+    Nothing may change it."""
     run = os.environ.get("PYTEST_XDIST_TESTRUNUID") or f"pid{os.getpid()}"
     root = Path(tempfile.gettempdir()) / f"bidel-sdk-venv-{run}"
     with open(root.with_name(root.name + ".lock"), "w") as lock:
@@ -105,7 +110,7 @@ def shared_fresh_venv() -> Path:
 
 @pytest.fixture(scope="module")
 def fresh() -> Path:
-    """A fresh venv with the SDK built here: compiled where this machine has a C compiler."""
+    """A fresh venv with the SDK built compiled, where this machine has a C compiler."""
     return shared_fresh_venv()
 
 
@@ -149,7 +154,7 @@ def test_a_fresh_venv_holds_the_sdk_and_nothing_third_party(fresh: Path) -> None
         assert "engine/_compiled.json" in names
         assert any(n.startswith("engine/state.") and n.endswith(".so") for n in names), names
     else:
-        assert "engine 0.1.0: pure (no compiled build" in version.stdout, version.stdout
+        assert "engine 0.1.0: pure (" in version.stdout, version.stdout
 
 
 def test_without_a_c_compiler_the_sdk_installs_pure_python_says_so_and_plays(
@@ -160,7 +165,7 @@ def test_without_a_c_compiler_the_sdk_installs_pure_python_says_so_and_plays(
     (wheel,) = (root / "dist").glob("bidel_sdk-*.whl")
     assert not [n for n in zipfile.ZipFile(wheel).namelist() if n.endswith(".so")]
     version = _run(root / "venv/bin/bidel", "--version", cwd=root)
-    assert "engine 0.1.0: pure (no compiled build" in version.stdout, version.stdout
+    assert "engine 0.1.0: pure (not compiled: compiling the engine failed" in version.stdout
     played = _run(
         root / "venv/bin/bidel",
         "play",
@@ -174,8 +179,73 @@ def test_without_a_c_compiler_the_sdk_installs_pure_python_says_so_and_plays(
         cwd=root,
     )
     assert played.returncode == 0, played.stderr
-    assert "bots_sdk: engine pure (no compiled build" in played.stderr
+    assert "bots_sdk: engine pure (not compiled: compiling the engine failed" in played.stderr
     assert json.loads(played.stdout)["bots"]
+
+
+def test_the_default_install_is_pure_and_bidel_compile_makes_the_compiled_build(
+    tmp_path: Path,
+) -> None:
+    """The install takes no compile (its speed: ``bench/sdk_install.py``); ``bidel compile``
+    is the documented step to the compiled build: it fails in one sentence, leaving the pure
+    build playing, where no C compiler is; it compiles in place where one is; ``--version``
+    says which build runs at each step; ``pip uninstall`` takes the compiled files too."""
+    root = _fresh_venv(tmp_path, build=None)
+    (wheel,) = (root / "dist").glob("bidel_sdk-*.whl")
+    assert not [n for n in zipfile.ZipFile(wheel).namelist() if n.endswith(".so")]
+    # The pure build's manifest went into the wheel, not into the sources it was built from
+    # (there, a checkout's own compiled build, copied with them, would have been disowned).
+    manifest = Path("engine", "_compiled.json")
+    copied, checkout = root / "source" / manifest, SDK / manifest
+    assert (copied.read_text() if copied.exists() else None) == (
+        checkout.read_text() if checkout.exists() else None
+    )
+    assert "engine/_compiled.json" in zipfile.ZipFile(wheel).namelist()
+    bidel = root / "venv/bin/bidel"
+    version = _run(bidel, "--version", cwd=root)
+    assert "engine 0.1.0: pure (not compiled: the default install; `bidel compile`" in (
+        version.stdout
+    ), version.stdout
+    cache = {"XDG_CACHE_HOME": str(root / "cache")}  # (the compiler is fetched into it, once)
+    broken = _run(bidel, "compile", cwd=root, env={**cache, "CC": "/nonexistent/cc"})
+    if "could not fetch the compiler" in broken.stderr:
+        pytest.skip(f"no package index reachable for the compiler: {broken.stderr.strip()}")
+    assert broken.returncode == 2, broken
+    assert "compiling failed (a C compiler and Python's headers are needed" in broken.stderr
+    assert "Traceback" not in broken.stderr
+    still = _run(bidel, "--version", cwd=root)
+    assert "engine 0.1.0: pure (" in still.stdout, still.stdout
+    played = _run(bidel, "play", "low", "random", "heuristic", "low", "--hands", "2", cwd=root)
+    assert played.returncode == 0 and "bots_sdk: engine pure (" in played.stderr, played
+
+    compiled = _run(bidel, "compile", cwd=root, env=cache)
+    assert compiled.returncode == 0, compiled
+    assert "translating 9 modules to C" in compiled.stdout, compiled.stdout
+    assert compiled.stdout.strip().endswith(
+        "bidel: the engine is compiled (mypyc 2.4.1) from now on (bidel --version says so)"
+    ), compiled.stdout
+    version = _run(bidel, "--version", cwd=root)
+    assert version.stdout.strip().endswith("(engine 0.1.0: compiled (mypyc 2.4.1))"), version
+    again = _run(bidel, "compile", cwd=root, env=cache)
+    assert again.returncode == 0, again
+    assert again.stdout == "bidel: the engine is compiled already: compiled (mypyc 2.4.1)\n"
+    played = _run(bidel, "play", "low", "random", "heuristic", "low", "--hands", "2", cwd=root)
+    assert "bots_sdk: engine compiled (mypyc 2.4.1)" in played.stderr, played.stderr
+
+    packages = Path(
+        _run(
+            root / "venv/bin/python",
+            "-c",
+            "import sysconfig; print(sysconfig.get_paths()['purelib'])",
+            cwd=root,
+        ).stdout.strip()
+    )
+    assert list((packages / "engine").glob("*.so")), "compiled in place, beside the sources"
+    removed = _run(
+        root / "venv/bin/python", "-m", "pip", "uninstall", "-y", "-q", "bidel-sdk", cwd=root
+    )
+    assert removed.returncode == 0, removed.stderr
+    assert not (packages / "engine").exists() and not (packages / "bots_sdk").exists()
 
 
 def test_every_sdk_module_imports_without_django_and_the_extras_say_how_to_get_them(

@@ -377,7 +377,12 @@ class Command(BaseCommand):
                 f"Browse: {base}/ (pages)  {base}/ladders/1/  {base}/docs/ (guides)  "
                 f"{base}/signup/ (then upload a bot "
                 f"and challenge it)  {base}/api/ladders/1/rankings/  "
-                f"{base}/api/matches/  {base}/api/docs/  (admin: {base}/admin/)"
+                f"{base}/api/matches/  {base}/api/docs/  (admin: {base}/admin/, for an "
+                "account made with: python manage.py createsuperuser)"
+            )
+            self.stdout.write(
+                f"From a terminal: bidel signup --url {base}  (then bidel submit my_bot.py "
+                f"--bot my-bot --new --url {base}; or export BIDEL_URL={base})"
             )
             self.stdout.write(
                 f"The processes' warnings and errors are shown here; their full logs are in "
@@ -457,13 +462,22 @@ class Command(BaseCommand):
         self.stdout.write(
             f"{'rank':>4}  {'bot':12} {'rating':>7}  {'95% interval':>15}  {'live Elo':>8}  matches"
         )
+        cut = False
         for row in ladder_rankings(ladder):
             if row.rating is None or row.ci95 is None:
                 continue  # not rated yet
             low, high = row.ci95
+            shown = f"[{low:.0f}, {high:.0f}]"
+            if low < 0:  # (a rating is above 0: an interval past it says "too few matches")
+                shown, cut = f"[0*, {high:.0f}]", True
             self.stdout.write(
                 f"{row.rank:>4}  {row.bot.name:12} {row.rating:>7.0f}  "
-                f"{f'[{low:.0f}, {high:.0f}]':>15}  {row.live_elo:>8.0f}  {row.matches}"
+                f"{shown:>15}  {row.live_elo:>8.0f}  {row.matches}"
+            )
+        if cut:
+            self.stdout.write(
+                "  * its interval reaches below 0: too few matches yet to place it; it "
+                "narrows as the ladder plays on"
             )
 
     def _wait(self, supervisor: Supervisor, condition: Any, timeout: float) -> None:
