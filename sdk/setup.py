@@ -18,7 +18,7 @@ import importlib.util
 import sys
 from pathlib import Path
 
-from setuptools import setup
+from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
 from setuptools.command.build_py import build_py
 from setuptools.errors import CCompilerError, CompileError, ExecError, LinkError, PlatformError
@@ -43,6 +43,8 @@ except ValueError as exc:
     sys.exit(str(exc))
 #: Why this build is pure (None while it may be compiled); the manifest written says it.
 WHY_PURE: dict[str, object] | None = None
+#: Why a build asked to be compiled cannot be (no mypyc), said when it builds the extensions.
+MISSING_COMPILER: str | None = None
 
 
 def _say(message: str) -> None:
@@ -66,7 +68,11 @@ def _extensions() -> tuple[list, str]:
         return COMPILING.extensions(BUILD)
     except ImportError as exc:
         if MODE == "compiled":
-            raise
+            # Not here: pip runs this file to ask what the build requires before it installs
+            # mypy (_build_backend.py); the build itself, without mypyc, fails (BuildExtensions).
+            global MISSING_COMPILER
+            MISSING_COMPILER = f"BIDEL_ENGINE_BUILD=compiled, but mypyc is not available ({exc})"
+            return [Extension(BUILD.SHARED_LIBRARY, sources=[])], ""
         _not_compiled(f"mypyc was not available at install ({exc})", warn=False)
     except SystemExit:  # mypyc refused the code (its messages are above)
         if MODE == "compiled":
@@ -103,6 +109,8 @@ class BuildExtensions(build_ext):
     def run(self) -> None:
         if not self.extensions:
             return
+        if MISSING_COMPILER is not None:
+            raise SystemExit(MISSING_COMPILER)
         target = _engine_folder(self, self.inplace)
         try:
             super().run()
