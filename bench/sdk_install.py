@@ -9,8 +9,10 @@ Prints, in seconds of wall time (and of CPU, the children's), each run of:
   was the default before (one run: it is the peer the default is compared with);
 - `bidel compile` in the pure venv: the documented step to the compiled build, first with an
   empty cache (it fetches the pinned mypyc once) and then `--again` with the cache warm;
-and which build `bidel --version` reports after each. Run it from the repository's root on an
-idle machine; it uses the network as pip does (the package index for setuptools and mypy).
+and which build `bidel --version` reports after each. Each install builds from a fresh copy of
+sdk/, as a fresh clone has it (pip builds in the source folder, and setuptools would reuse the
+objects an earlier build left there). Run it on an idle machine; it uses the network as pip
+does (the package index for setuptools and mypy).
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from __future__ import annotations
 import argparse
 import os
 import resource
+import shutil
 import statistics
 import subprocess
 import sys
@@ -45,17 +48,29 @@ def _version(venv: Path) -> str:
     said = subprocess.run(
         [str(venv / "bin" / "bidel"), "--version"], capture_output=True, text=True
     )
-    return said.stdout.strip().split(": ", 1)[-1].rstrip(")")
+    return said.stdout.strip().split(": ", 1)[-1][:-1]  # (the build, without the line's ")")
+
+
+def _fresh_source(scratch: Path, name: str) -> Path:
+    """sdk/ as a fresh clone has it: its linked packages copied, and nothing an earlier
+    build left (pip builds in the source folder, and setuptools reuses the objects it finds)."""
+    source = scratch / f"{name}-source"
+    leftovers = shutil.ignore_patterns(
+        "build", "*.egg-info", "__pycache__", "*.so", "_compiled.json", ".*"
+    )
+    shutil.copytree(ROOT / "sdk", source, symlinks=False, ignore=leftovers)
+    return source
 
 
 def _install(scratch: Path, name: str, build: str | None) -> tuple[Path, float, float]:
     venv = scratch / name
+    source = _fresh_source(scratch, name)
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
     env = {k: v for k, v in os.environ.items() if k != "BIDEL_ENGINE_BUILD"}
     if build is not None:
         env["BIDEL_ENGINE_BUILD"] = build
     argv = [str(venv / "bin" / "pip"), "install", "--quiet", "--disable-pip-version-check"]
-    wall, cpu = _timed([*argv, "./sdk"], env, ROOT)
+    wall, cpu = _timed([*argv, str(source)], env, ROOT)
     return venv, wall, cpu
 
 
