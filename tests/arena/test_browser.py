@@ -671,7 +671,14 @@ LIVE_STATE = """() => ({
 })"""
 
 
-def test_a_second_browser_watches_a_bot_match_live_within_a_second(tab: Tab, world: World) -> None:
+def test_a_second_browser_follows_a_bot_match_and_its_replay_is_the_live_sequence(
+    tab: Tab, world: World
+) -> None:
+    """A page opened before a bot match is played follows it to its end: every event once, in
+    order, and the stored replay is what it showed. That the moves reach a spectator while the
+    match is being played is shown where the test holds the match still (a person's game, in
+    the test below: nothing moves until the person answers); how fast they reach 1, 10 and 100
+    spectators is measured by bench/live_bench.py."""
     match_id = _queue_match_without_playing_it(
         world, ["montecarlo", "heuristic", "montecarlo", "low"], hands=2
     )
@@ -688,40 +695,19 @@ def test_a_second_browser_watches_a_bot_match_live_within_a_second(tab: Tab, wor
         page.wait_for_function(
             "() => window.bidelLive.events.some((e) => e.type === 'frame')", timeout=LONG_MS
         )
-        assert " · live" in page.locator("#status").inner_text()
         assert _axe_violations(page) == []
         page.set_viewport_size(PHONE)  # the live page on a phone: nothing wider than the screen
         width = page.evaluate("document.documentElement.scrollWidth")
         assert width <= PHONE["width"], f"the live match page is {width}px wide on a phone"
         page.set_viewport_size(DESKTOP)
-        # Stepping back leaves the newest move; "Live" returns to it.
-        page.get_by_role("button", name="Step back").click()
-        assert not page.evaluate(LIVE_STATE)["following"]
-        page.get_by_role("button", name="Live").click()
-        assert page.evaluate(LIVE_STATE)["following"]
         page.wait_for_function("() => window.bidelLive.stored", timeout=LONG_MS)
     live = page.evaluate(LIVE_STATE)
+    assert not live["following"] and " · live" not in live["status"]  # over: nothing to follow
     frames = [e for e in live["events"] if e["type"] == "frame"]
     assert {e["seq"] for e in frames} and all(e["at"] >= watching - 1 for e in frames)
     events = [e for e in live["events"] if "seq" in e]
     seqs = [e["seq"] for e in events]
     assert seqs == sorted(set(seqs)) and seqs[0] == 0  # in order, none repeated
-    # The moves reached the page within a second: a move the page got in a later frame (a
-    # frame shows its whole hand; a burst of moves sends the newest) was published after the
-    # event received before it, so its delay is at most this bound. A loaded host's stall
-    # (the browser's, the server's, the runner's) delays whatever is published meanwhile, so
-    # the claim is on the median move: a feed that batched or polled by the second, or sent
-    # at the end, puts it past a second on any machine.
-    bounds = sorted(
-        [
-            later["seen"] - earlier["at"]
-            for earlier, later in zip(events, events[1:])
-            if later["seq"] > earlier["seq"] + 1  # moves in between, shown by the later frame
-        ]
-        + [e["seen"] - e["at"] for e in events]
-    )
-    median = bounds[len(bounds) // 2]
-    assert median < 1.0, f"the median move reached the page after {median:.3f} s: {bounds}"
     assert page.locator("#live-status").is_visible()
     # The finished replay is the live sequence.
     tab.open(f"/matches/{match_id}/")
@@ -762,6 +748,29 @@ PLAY_STATE = """() => ({
 })"""
 WAIT_FOR_A_QUESTION = """() => window.bidelPlay.closed || (window.bidelPlay.pending
   && window.bidelPlay.sentFor !== window.bidelPlay.pending.id)"""
+
+
+LAST_TRICK_IS = """(plays) => {
+  const hands = window.bidelLive.data.hands, frame = hands[hands.length - 1];
+  const trick = frame && frame.tricks[frame.tricks.length - 1];
+  return Boolean(trick) && JSON.stringify(trick.plays) === JSON.stringify(plays);
+}"""
+
+
+def _watch_the_game_held_on_the_person(bystander: Tab, trick: list[list[Any]]) -> None:
+    """While the game waits on its person, nothing moves but what the feed brought: the
+    bystander's page shows the trick as it stands (the bots' cards played before the person's
+    turn reached it while the match is being played), says it is live, and "Step back" and
+    "Live" work on it."""
+    page = bystander.page
+    page.wait_for_function(LAST_TRICK_IS, arg=trick, timeout=LONG_MS)
+    assert " · live" in page.locator("#status").inner_text()
+    assert page.evaluate(LIVE_STATE)["following"] and not page.evaluate(LIVE_STATE)["ended"]
+    page.get_by_role("button", name="Step back").click()
+    assert not page.evaluate(LIVE_STATE)["following"]
+    page.get_by_role("button", name="Live").click()
+    assert page.evaluate(LIVE_STATE)["following"]
+    assert page.evaluate(LAST_TRICK_IS, trick)
 
 
 def _answer(page: Any, ask: dict[str, Any], by_keyboard: bool) -> None:
@@ -827,7 +836,7 @@ def test_a_person_plays_a_whole_hand_by_keyboard_and_mouse_and_a_reload_resumes(
             "websocket", lambda ws: ws.on("framereceived", lambda data: frames.append(str(data)))
         )
         bystander.open(match_path)
-        decisions, reloaded, asked = 0, False, []
+        decisions, reloaded, watched, asked = 0, False, False, []
         while True:
             page.wait_for_function(WAIT_FOR_A_QUESTION, timeout=LONG_MS)
             seen = page.evaluate(PLAY_STATE)
@@ -838,6 +847,9 @@ def test_a_person_plays_a_whole_hand_by_keyboard_and_mouse_and_a_reload_resumes(
                 # Only the legal cards can be chosen; the others are disabled buttons.
                 assert sorted(seen["enabled"]) == sorted(ask["view"]["legal"])
                 assert set(seen["hand"]) == set(ask["view"]["hand"])
+                if not watched and ask["view"]["trick"]:
+                    _watch_the_game_held_on_the_person(bystander, ask["view"]["trick"])
+                    watched = True
                 if not reloaded and ask["view"]["trick"]:  # mid-trick: reload, same position
                     page.reload()
                     page.wait_for_function(WAIT_FOR_A_QUESTION, timeout=DEADLINE_MS)
@@ -850,7 +862,9 @@ def test_a_person_plays_a_whole_hand_by_keyboard_and_mouse_and_a_reload_resumes(
             _answer(page, ask, by_keyboard=decisions % 2 == 1)
             asked.append(ask["decision"])
             decisions += 1
-        assert reloaded and decisions >= 10  # a whole hand: passing (or trumps) and every trick
+        assert (
+            reloaded and watched and decisions >= 10
+        )  # a whole hand: passing (or trumps) and every trick
         if rules == "hokm_40":
             assert asked[0] == "trump"  # the hakem declared trumps, by mouse
         page.get_by_role("link", name="See its replay").wait_for(timeout=LONG_MS)

@@ -237,12 +237,13 @@
       const cut = document.getElementById("live-cut");
       if (cut) cut.hidden = false;
     }
-    if (event.type === "end") { received.ended = true; stopFollowing(); }
+    if (event.type === "end") { received.ended = true; stopFollowing(); render(); }
     if (event.type === "stored" || event.type === "finished") {
       // The platform has stored the match: its replay (or, after a lost runner, its next try).
       received.ended = true;
       received.stored = true;
       stopFollowing();
+      render();  // the status no longer says "live"
       const done = document.getElementById("live-status");
       if (done) done.hidden = false;
     }
