@@ -47,8 +47,8 @@ install: $(VENV)/.installed install-run
 demo: install-run
 	$(BIN)/python manage.py demo
 
-# Four workers: the Docker engine's tests in one, every other file handed whole to the next
-# free worker, each worker with services of its own (tests/lanes.py, conftest.py say how;
+# Four workers: every file handed whole to the next free worker (the Docker engine's two
+# files first), each worker with services of its own (tests/lanes.py, conftest.py say how;
 # -p loads the plugin that gives them, before the settings load).
 test: install
 	$(BIN)/python -m pytest -p tests.lanes -n 4 $(PYTEST_ARGS)

@@ -48,8 +48,8 @@ def pytest_configure(config: pytest.Config) -> None:
 @pytest.hookimpl(optionalhook=True)  # a hook of pytest-xdist's: none where it is not installed
 def pytest_xdist_make_scheduler(config, log):  # type: ignore[no-untyped-def]
     """`make test` runs pytest-xdist's workers (``-n``) over the units of :mod:`tests.lanes`:
-    the Docker engine's tests in one worker, in order; every other file handed whole to the
-    next free worker, the long ones first. Each worker has services of its own
+    every file handed whole to the next free worker, the Docker engine's two files first, then
+    the long ones. Each worker has services of its own
     (``tests.lanes.worker_services``). (xdist's own ``loadgroup`` cannot do this under pytest
     9: it renames test ids through an attribute pytest no longer reads.)"""
     from xdist.scheduler import LoadScopeScheduling

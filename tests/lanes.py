@@ -1,10 +1,13 @@
 """How `make test` spreads the suite over pytest-xdist's workers (``-n``; the scheduler is in
 conftest.py), and what keeps the workers apart.
 
-- **Units.** The tests on a real Docker engine (the ``docker`` mark, :data:`DOCKER_FILES`) are
-  one unit, run by one worker in order: they mostly wait on builds and containers and share
-  the one engine. Every other file is a unit of its own, handed to the next free worker.
-- **Order.** The Docker unit first, then the files known to be long (:data:`LONG_FIRST`), then
+- **Units.** Every file is a unit, handed whole to the next free worker and run by it in
+  order. The tests on a real Docker engine (the ``docker`` mark) are kept to
+  :data:`DOCKER_FILES`, whose two files share the engine and nothing on it: the compose tests'
+  runners sandbox with bubblewrap inside their containers, the Docker backend's suite makes
+  ``bidel.bot`` containers of its own from an image of its own; so the two run beside each
+  other, each the longest unit of the run (they mostly wait on builds and containers).
+- **Order.** The Docker files first, then the files known to be long (:data:`LONG_FIRST`), then
   the rest as collected: the long ones do not end up alone at the end of the run.
 - **Apart.** Each worker has its own services (:func:`worker_services`, applied before the
   settings load by this module's hook, loaded with ``-p tests.lanes`` as ``make test`` does:
@@ -44,25 +47,25 @@ REDIS_DATABASES = 16
 
 
 def unit(nodeid: str) -> str:
-    """The unit of work a test belongs to: ``docker``, or its file.
+    """The unit of work a test belongs to: its file.
 
     >>> unit("tests/test_compose_engine.py::test_down_leaves_no_container")
-    'docker'
+    'tests/test_compose_engine.py'
     >>> unit("tests/arena/test_api.py::test_x"), unit("engine/state.py::engine.state")
     ('tests/arena/test_api.py', 'engine/state.py')
     """
-    path = nodeid.split("::", 1)[0]
-    return "docker" if path in DOCKER_FILES else path
+    return nodeid.split("::", 1)[0]
 
 
 def priority(unit_name: str, position: int) -> tuple[int, int]:
     """Where ``unit_name``, ``position``-th as collected, comes in the run (lower first).
 
-    >>> sorted(["b.py", "docker", LONG_FIRST[1], "a.py"], key=lambda u: priority(u, 0))[:2]
-    ['docker', 'tests/bots_sdk/test_sdk_package.py']
+    >>> docker = "tests/bots_sdk/test_docker.py"
+    >>> sorted(["b.py", docker, LONG_FIRST[1], "a.py"], key=lambda u: priority(u, 0))[:2]
+    ['tests/bots_sdk/test_docker.py', 'tests/bots_sdk/test_sdk_package.py']
     """
-    if unit_name == "docker":
-        return (0, 0)
+    if unit_name in DOCKER_FILES:
+        return (0, position)
     if unit_name in LONG_FIRST:
         return (1, LONG_FIRST.index(unit_name))
     return (2, position)
@@ -108,7 +111,7 @@ def pytest_load_initial_conftests() -> None:
 def refusals(tests: Iterable[tuple[str, bool]]) -> dict[str, str]:
     """What keeps tests of a collection of ``(test id, marked docker)`` from running right,
     by test id: a docker test outside :data:`DOCKER_FILES` would run beside the Docker tests,
-    not after them; and of two tests with one id, xdist (which knows a test by its id) runs
+    uncounted among them; and of two tests with one id, xdist (which knows a test by its id) runs
     one and says nothing.
 
     >>> refusals([("tests/test_x.py::a", False), ("tests/test_compose_engine.py::b", True)])
@@ -125,9 +128,9 @@ def refusals(tests: Iterable[tuple[str, bool]]) -> dict[str, str]:
         if nodeid in seen:
             problems.setdefault(nodeid, "another test has this id: give each its own")
         seen.add(nodeid)
-        if docker and unit(nodeid) != "docker":
+        if docker and unit(nodeid) not in DOCKER_FILES:
             problems[nodeid] = (
                 f"marked docker outside the Docker files ({', '.join(sorted(DOCKER_FILES))}, "
-                "tests/lanes.py): it would run beside them, not after them"
+                "tests/lanes.py): it would run beside them, on an engine they count as theirs"
             )
     return problems

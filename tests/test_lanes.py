@@ -1,7 +1,7 @@
 """`make test`'s spread over workers, run for real: pytest with three xdist workers over a
-small tree that has the project's conftest.py and tests/lanes.py. The Docker files' tests run
-in one worker, first and in order; every other file whole in one worker; the long files
-first; each worker with a Redis database and a var folder of its own. A docker-marked test
+small tree that has the project's conftest.py and tests/lanes.py. Each Docker file runs first
+in a worker of its own, in order; every other file whole in one worker; the long files
+next; each worker with a Redis database and a var folder of its own. A docker-marked test
 elsewhere fails, saying where (two tests of one id likewise: `tests.lanes.refusals`,
 doctested)."""
 
@@ -92,7 +92,7 @@ def _logs(root: Path) -> dict[str, list[list[str]]]:
     }
 
 
-def test_the_docker_tests_run_first_in_one_worker_and_each_file_whole_in_one(
+def test_each_docker_file_runs_first_in_a_worker_of_its_own_and_each_file_whole_in_one(
     tmp_path: Path,
 ) -> None:
     root = _tree(tmp_path, _tests("other", 2))
@@ -101,14 +101,12 @@ def test_the_docker_tests_run_first_in_one_worker_and_each_file_whole_in_one(
     logs = _logs(root)
     ran = {line[0]: worker for worker, lines in logs.items() for line in lines}
     assert len(ran) == 4 + 5 * 4 + 3 + 2, logs
-    docker = {ran[t] for t in ran if t.startswith("docker")}
-    assert len(docker) == 1, logs  # one worker, and those tests first in it, as collected
-    assert [line[0] for line in logs[docker.pop()][:4]] == [
-        "docker_backend_0",
-        "docker_0",
-        "docker_1",
-        "docker_2",
-    ], logs
+    compose = {ran[t] for t in ran if t.startswith("docker_") and "backend" not in t}
+    backend = {ran[t] for t in ran if t.startswith("docker_backend")}
+    assert len(compose) == len(backend) == 1 and compose != backend, logs  # beside each other
+    # each the first its worker ran, its tests in the order collected
+    assert [line[0] for line in logs[compose.pop()][:3]] == ["docker_0", "docker_1", "docker_2"]
+    assert logs[backend.pop()][0][0] == "docker_backend_0", logs
     for prefix in [f"file{n}_" for n in range(5)] + ["long_", "other_"]:
         assert len({ran[t] for t in ran if t.startswith(prefix)}) == 1, (prefix, logs)
     # the long file is the first thing its worker ran
