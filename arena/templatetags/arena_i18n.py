@@ -1,12 +1,12 @@
-"""Template helpers for the two languages: numbers in Persian digits on Persian pages, and
-indexes counted from 1 as people count them.
+"""Template helpers for the two languages: numbers in Persian digits on Persian pages,
+indexes counted from 1 as people count them, and a version's label.
 
 >>> from django.utils import translation
 >>> with translation.override("fa"):
-...     digits(1555), digits("12.5"), digits(None), one_based(0)
-('۱۵۵۵', '۱۲٫۵', '', '۱')
->>> digits(1555), one_based(0), one_based(None)
-('1555', '1', '')
+...     digits(1555), digits("12.5"), digits(None), one_based(0), version(12)
+('۱۵۵۵', '۱۲٫۵', '', '۱', 'نسخهٔ ۱۲')
+>>> digits(1555), one_based(0), one_based(None), version(12)
+('1555', '1', '', 'v12')
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from django import template
-from django.utils.translation import get_language
+from django.utils.translation import get_language, gettext
 
 register = template.Library()
 
@@ -36,3 +36,10 @@ def one_based(index: int | None) -> str:
     """A 0-based index (a seat, a hand, a place, a table: what the models, the records and the
     API store) as a person counts it, from 1, in the page's digits."""
     return "" if index is None else digits(index + 1)
+
+
+@register.filter
+def version(number: int) -> str:
+    """A bot version's label: "v3"; in Persian the word, "نسخهٔ ۳", since a Latin v before
+    Persian digits reads as one more digit (v۱ as ۷۱)."""
+    return gettext("v%(number)s") % {"number": digits(number)}

@@ -867,6 +867,8 @@ def test_a_person_plays_a_whole_hand_by_keyboard_and_mouse_and_a_reload_resumes(
         )  # a whole hand: passing (or trumps) and every trick
         if rules == "hokm_40":
             assert asked[0] == "trump"  # the hakem declared trumps, by mouse
+        said = page.locator("#prompt").inner_text()
+        mine = int(page.locator("#play").get_attribute("data-seat"))  # type: ignore[arg-type]
         page.get_by_role("link", name="See its replay").wait_for(timeout=LONG_MS)
         bystander.page.wait_for_function("() => window.bidelLive.stored", timeout=LONG_MS)
         assert _axe_violations(bystander.page) == []
@@ -881,6 +883,15 @@ def test_a_person_plays_a_whole_hand_by_keyboard_and_mouse_and_a_reload_resumes(
     checked = verify(record)
     assert checked.get("valid"), checked
     assert len(record["hands"]) == 1
+    # The end says who won (the lowest total) and, if not the person, what they have.
+    seats = page.request.get(f"/api/matches/{match_id}/").json()["seats"]
+    totals = [s["score"] for s in sorted(seats, key=lambda s: s["seat"])]
+    best = min(totals)
+    if totals[mine] == best:
+        assert said.startswith("The game is over: you "), said
+        assert f"with {best} points" in said, said
+    else:
+        assert said.endswith(f" won, with {best} points; you have {totals[mine]}."), said
     # On the wire, the bystander never received a card before it was played.
     plays = record["hands"][0]["plays"]
     events = [json.loads(f) for f in frames]

@@ -75,6 +75,32 @@ def test_numbers_are_in_persian_digits_where_people_read_them() -> None:
     assert "Now: 0 matches playing" in english
 
 
+def test_a_version_reads_as_a_word_and_a_number_never_as_one_number() -> None:
+    """A Latin v before Persian digits reads as one more digit (v۱ as ۷۱): Persian pages
+    name a version with the word."""
+    from arena.models import BotVersion, Match
+
+    owner = services.user_create(username="ada", password="a long passphrase")
+    bot = services.bot_create(owner=owner, name="ada-bot")
+    version = BotVersion.objects.create(
+        bot=bot, number=1, filename="bot.py", code=b"x = 1\n", sha256="0" * 64, status="active"
+    )
+    match = services.match_create(
+        kind=Match.Kind.CHALLENGE,
+        seats=[services.SeatSpec(version=version)]
+        + [services.SeatSpec(builtin=b) for b in ("random", "low", "heuristic")],
+        hands=1,
+        seed=5,
+        requested_by=owner,
+    )
+    for path in (f"/matches/{match.pk}/", "/matches/"):
+        html = _persian().get(path).content.decode()
+        assert "ada-bot</a> نسخهٔ ۱" in html or "ada-bot نسخهٔ ۱</a>" in html, path
+        assert not re.search(r"v[۰-۹]", html), path
+        english = Client().get(path).content.decode()
+        assert "ada-bot</a> v1" in english or "ada-bot v1</a>" in english, path
+
+
 def test_the_switcher_is_remembered_in_a_cookie_and_with_a_signed_in_user() -> None:
     visitor = Client()
     chose = visitor.post("/language/", {"language": "fa", "next": "/bots/"})

@@ -8,6 +8,7 @@
   if (!root) return;
   const fmt = (format, values) => interpolate(format, values, true);
   const persian = document.documentElement.lang.startsWith("fa");
+  const names = JSON.parse(document.getElementById("replay").dataset.names);  // "you" at the seat
   const num = (n) => (persian ? String(n).replace(/[0-9]/g, (d) => "۰۱۲۳۴۵۶۷۸۹"[d]) : String(n));
   const SUITS = { C: "♣", D: "♦", H: "♥", S: "♠" };
   const SUIT_NAMES = { C: gettext("clubs"), D: gettext("diamonds"), H: gettext("hearts"), S: gettext("spades") };
@@ -45,13 +46,28 @@
     render();
   }
 
+  // The end of the game in words: who won (the lowest total), and where the person finished.
+  function outcome(totals) {
+    const best = Math.min(...totals);
+    const winners = totals.map((t, s) => (t === best ? s : -1)).filter((s) => s >= 0);
+    const seat = Number(root.dataset.seat);
+    const points = num(best);
+    if (winners.includes(seat)) {
+      return winners.length === 1
+        ? fmt(gettext("The game is over: you won, with %(points)s points."), { points })
+        : fmt(gettext("The game is over: you tied for first, with %(points)s points."), { points });
+    }
+    const who = winners.map((s) => names[s]).join(gettext(", "));
+    return fmt(gettext("The game is over: %(names)s won, with %(points)s points; you have %(mine)s."), { names: who, points, mine: num(totals[seat]) });
+  }
+
   function render() {
     handBox.innerHTML = "";
     choices.innerHTML = "";
     const view = state.view;
     const ask = state.pending;
     const waiting = ask && state.sentFor === ask.id;
-    if (state.closed) prompt.textContent = gettext("The game is over.");
+    if (state.closed) prompt.textContent = state.final ? outcome(state.final) : gettext("The game is over.");
     else if (!ask) prompt.textContent = view ? gettext("Waiting for the other players…") : gettext("Waiting for the deal…");
     else if (waiting) prompt.textContent = gettext("Sent; waiting for the referee…");
     else if (ask.decision === "play") prompt.textContent = gettext("Your turn: play a card.");
@@ -59,7 +75,7 @@
     else if (ask.decision === "trump") prompt.textContent = gettext("You are the hakem: declare trumps.");
     else if (ask.decision === "moon") prompt.textContent = gettext("You shot the moon: choose.");
     if (!view) return;
-    if (view.trump) {
+    if (view.trump && !state.closed) {
       prompt.textContent += " " + fmt(gettext("Trumps: %(suit)s."), { suit: `${SUITS[view.trump]} ${SUIT_NAMES[view.trump]}` });
     }
     const active = ask && !waiting;
@@ -142,6 +158,7 @@
       notice.textContent = fmt(gettext("Not accepted: %(why)s"), { why: message.why });
     }
     if (message.type === "hand_end" || message.type === "game_end") state.view = message.view;
+    if (message.type === "game_end" && message.view) state.final = message.view.totals;
     if (message.type === "closed") state.closed = true;
     render();
     tick();

@@ -11,6 +11,9 @@
   const liveUrl = root.dataset.live || "";
   let following = Boolean(liveUrl);
   const names = JSON.parse(root.dataset.names);
+  // On a person's page, their seat ("you": "you take it", not "you takes it").
+  const play = document.getElementById("play");
+  const mine = play ? Number(play.dataset.seat) : null;
   const SUITS = { C: "♣", D: "♦", H: "♥", S: "♠" };
   // Words in the page's language (Django's JavaScript catalog, loaded before this file).
   const fmt = (format, values) => interpolate(format, values, true);
@@ -151,11 +154,13 @@
     if (passing) text += fmt(gettext("passing %(direction)s"), { direction });
     else if (played === 0) text += h.passes ? fmt(gettext("after passing %(direction)s"), { direction }) : gettext("no passing");
     else text += fmt(gettext("trick %(trick)s, card %(card)s of %(players)s"), { trick: nth(trickIndex), card: num(inTrick.length), players: num(data.players) });
-    if (complete && trick.winner !== null) text += fmt(gettext(" — %(name)s takes it"), { name: names[trick.winner] });
+    if (complete && trick.winner !== null && trick.winner === mine) text += gettext(" — you take it");
+    else if (complete && trick.winner !== null) text += fmt(gettext(" — %(name)s takes it"), { name: names[trick.winner] });
     if (complete && trick.winner === null) text += gettext(" — every card cancelled: nobody takes it");
     if (step === lastStep(h) && h.over !== false) {
       text += fmt(gettext(". Scores %(scores)s; totals %(totals)s"), { scores: list(h.scores), totals: list(h.totals) });
-      if (h.shooter !== null) text += fmt(gettext(" — %(name)s shot the moon!"), { name: names[h.shooter] });
+      if (h.shooter !== null && h.shooter === mine) text += gettext(" — you shot the moon!");
+      else if (h.shooter !== null) text += fmt(gettext(" — %(name)s shot the moon!"), { name: names[h.shooter] });
     }
     if (liveUrl) text += following ? gettext(" · live") : "";
     status.textContent = text;
