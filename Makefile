@@ -24,7 +24,7 @@ $(VENV)/.installed-run: $(BIN)/python pyproject.toml sdk/pyproject.toml sdk/setu
 
 # A hot module edited since it was compiled: compile again (until then it runs as pure Python,
 # and the engine warns that its build is stale).
-HOT := $(wildcard engine/*.py) bots_sdk/sampling.py bots_sdk/rollout.py
+HOT := $(wildcard engine/*.py) bots_sdk/sampling.py bots_sdk/rollout.py bots_sdk/search.py
 $(VENV)/.engine-built: $(HOT) | $(VENV)/.installed-run
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps -e ./sdk
 	touch $@

@@ -32,7 +32,7 @@ from typing import Any, TextIO
 ROOT = Path(__file__).resolve().parent.parent
 #: The SDK's modules compiled after the engine's (the search helpers every built-in calls per
 #: decision); the manifest lists them with the engine's, so the engine checks them alike.
-SDK_HOT = ("bots_sdk.sampling", "bots_sdk.rollout")
+SDK_HOT = ("bots_sdk.sampling", "bots_sdk.rollout", "bots_sdk.search")
 #: The compiler: mypyc comes with mypy, pinned (its C must match the code it was checked on).
 COMPILER_REQUIREMENT = "mypy==2.4.1"
 #: What compiling needs besides mypyc: setuptools drives the C compiler.

@@ -303,6 +303,7 @@ AUTHOR_MODULES = (
     "bots_sdk.moved",
     "bots_sdk.sampling",
     "bots_sdk.rollout",
+    "bots_sdk.search",
     "bots_sdk.learning",
     "bots_sdk.observation",
     "bots_sdk.host",
