@@ -2,7 +2,7 @@
 ``montecarlo`` against ``heuristic`` for scale, in duplicate.
 
     .venv/bin/python bench/strong_bench.py [--deals 200] [--jobs 1] [--seed 1] [--budget B]
-        [--presets standard,persian,black_lady_54] [--pairs strong:montecarlo,...]
+        [--pass-budget P] [--presets standard,persian,black_lady_54] [--pairs strong:montecarlo,...]
 
 Each pair sits one bot against copies of the other in every other seat; every game (as many
 hands as the preset's pass cycle, so each pass direction is played) is replayed with the first
@@ -12,7 +12,7 @@ per preset and pair: both sides' points per hand and the paired difference (firs
 bot, per deal; negative is better for the first: points are bad in Hearts) with its 95%
 interval (:func:`bots_sdk.referee.stats.mean_ci`), the deals played, and the first bot's edge
 against ``heuristic`` set beside ``montecarlo``'s; then the time per play with a choice
-(median, p99) of ``strong`` and ``montecarlo``.
+(median, p99) of ``strong`` and ``montecarlo``, and per pass of ``strong`` (its pass search).
 """
 
 from __future__ import annotations
@@ -39,15 +39,15 @@ from engine.state import GameState  # noqa: E402
 
 PAIRS = ("strong:montecarlo", "strong:heuristic", "montecarlo:heuristic")
 PRESETS = ("standard", "persian", "black_lady_54")
-TIMED = ("strong", "montecarlo")
+TIMED = ("strong", "montecarlo", "strong pass")
 
 #: One deal's result: (preset, pair, seed, hand number, attempt) -> (first's mean, second's).
 DealKey = tuple[str, str, int, int, int]
 
 
-def make_bot(name: str, seed: int, budget: int | None) -> Bot:
+def make_bot(name: str, seed: int, budget: int | None, pass_budget: int | None = None) -> Bot:
     if name == "strong":
-        return StrongBot(seed=seed) if budget is None else StrongBot(seed=seed, budget=budget)
+        return StrongBot(seed=seed, budget=budget or StrongBot().budget, pass_budget=pass_budget)
     if name == "montecarlo":
         return MonteCarloBot(seed=seed)
     if name == "heuristic":
@@ -69,7 +69,10 @@ def play_game(
             view = View.from_observation(state.observation(seat))
             bot = bots[seat]
             if view.decision == "pass":
-                for card in bot.pass_cards(view):
+                started = time.perf_counter()
+                cards = bot.pass_cards(view)
+                times[f"{names[seat]} pass"].append(time.perf_counter() - started)
+                for card in cards:
                     state.apply(card)
             elif view.decision == "play":
                 started = time.perf_counter()
@@ -90,7 +93,7 @@ def play_game(
 
 
 def play_task(
-    preset: str, pair: str, seed: int, budget: int | None
+    preset: str, pair: str, seed: int, budget: int | None, pass_budget: int | None
 ) -> tuple[dict[DealKey, tuple[list[float], list[float]]], dict[str, list[float]]]:
     """The game of ``seed`` for ``pair`` on ``preset``, once per seat of the first bot."""
     rules = RuleSet.from_preset(preset)
@@ -102,7 +105,7 @@ def play_task(
     for seat in range(n):
         names = [first if s == seat else second for s in range(n)]
         bots = [
-            make_bot(name, random.Random(seed * 100 + s).getrandbits(32), budget)
+            make_bot(name, random.Random(seed * 100 + s).getrandbits(32), budget, pass_budget)
             for s, name in enumerate(names)
         ]
         results, spent = play_game(rules, seed, bots, names, hands)
@@ -121,6 +124,9 @@ def main() -> None:
     parser.add_argument("--jobs", type=int, default=1, help="games played side by side")
     parser.add_argument("--seed", type=int, default=1, help="the first game's seed")
     parser.add_argument("--budget", type=int, help="strong's rollouts per play (its default)")
+    parser.add_argument(
+        "--pass-budget", type=int, help="strong's rollouts per pass (its default; 0: heuristic)"
+    )
     parser.add_argument("--presets", default=",".join(PRESETS))
     parser.add_argument("--pairs", default=",".join(PAIRS))
     args = parser.parse_args()
@@ -131,10 +137,12 @@ def main() -> None:
         games = max(1, -(-args.deals // len(RuleSet.from_preset(preset).pass_cycle)))
         for seed in range(args.seed, args.seed + games):
             for pair in pairs:
-                tasks.append((preset, pair, seed, args.budget))
+                tasks.append((preset, pair, seed, args.budget, args.pass_budget))
     budget = args.budget or StrongBot().budget
+    passing = StrongBot(budget=budget, pass_budget=args.pass_budget).pass_budget
     print(
-        f"strong (budget {budget}) in duplicate: {', '.join(pairs)} on {', '.join(presets)}; "
+        f"strong (budget {budget}, {passing} a pass) in duplicate: {', '.join(pairs)} on "
+        f"{', '.join(presets)}; "
         f"~{args.deals} deals each, {len(tasks)} games x seats, {args.jobs} at a time",
         flush=True,
     )
@@ -186,7 +194,8 @@ def main() -> None:
             p99 = spent[min(len(spent) - 1, int(0.99 * len(spent)))]
             print(
                 f"{name}: {statistics.median(spent) * 1000:.1f} ms median, {p99 * 1000:.1f} ms p99 "
-                f"per play with a choice ({len(spent)} plays)"
+                f"per {'pass' if name.endswith('pass') else 'play with a choice'} "
+                f"({len(spent)})"
             )
     print(f"({time.monotonic() - started:.0f} s; points per hand, lower is better)")
 

@@ -669,3 +669,165 @@ def search(
     best = min(active, key=lambda number: value[number])
     means = [value[n] / samples[n] if samples[n] else float("nan") for n in range(count)]
     return best, done, means
+
+
+# --- passing ----------------------------------------------------------------------------------
+
+
+def quick_pass(rules: RuleSet, hand: int, count: int) -> list[int]:
+    """The ``count`` cards of ``hand`` (a mask) the heuristic would pass, on masks: the queen
+    of spades unless well guarded, the ace and king of spades when they would catch her, high
+    hearts, high cards of short suits. What the other seats pass in a pass search's samples.
+
+    >>> from engine.cards import mask_of
+    >>> rules = RuleSet.from_preset("standard")
+    >>> hand = mask_of(["QS", "3S", "AH", "2C", "3C", "4C", "5C", "6C", "7C", "8C",
+    ...                       "2D", "3D", "4D"])
+    >>> sorted(CARD_TEXTS[i] for i in quick_pass(rules, hand, 3))
+    ['4D', 'AH', 'QS']
+    """
+    spades = hand & _SUIT_CARDS[SPADES]
+    guards = (spades & ~_HIGH_SPADES & ~_QUEENS).bit_count()
+    has_queen = bool(hand & _QUEENS)
+    lengths = [(hand & _SUIT_CARDS[suit]).bit_count() for suit in range(4)]
+    scored: list[tuple[int, int]] = []
+    cards = hand
+    while cards:
+        low = cards & -cards
+        cards ^= low
+        index = low.bit_length() - 1
+        rank, suit = CARD_RANK[index], CARD_SUIT[index]
+        if low & _QUEENS:
+            danger = 100 if guards < 4 else 5
+        elif suit == SPADES and rank > 10:
+            danger = 80 if not has_queen or guards < 4 else 4
+        else:
+            danger = rank
+            if suit == HEARTS:
+                danger += 8 + (10 if rank >= 9 else 0)
+            elif suit != SPADES and lengths[suit] <= 3:
+                danger += 12 - 2 * lengths[suit]
+            if index % DECK_SIZE == _JACK_OF_DIAMONDS and rules.jd_bonus < 0:
+                danger -= 40
+        scored.append((danger, index))
+    scored.sort(reverse=True)
+    return [index for _, index in scored[:count]]
+
+
+def pass_template(view: View, rng: random.Random) -> GameState | None:
+    """A state at this seat's pass, consistent with ``view``: its hand, the others' dealt at
+    random from the rest (:func:`search_passes` deals them again for every sample), the seats
+    before it passed by :func:`quick_pass`; on the hand's rules with this hand's pass
+    direction. None where a pass search does not apply: a kitty or a second deck (whose samples
+    would need the kitty's and the twin cards' constraints).
+
+    >>> from engine.rules import RuleSet
+    >>> state = GameState(RuleSet.from_preset("standard"), seed=3)
+    >>> view = View.from_observation(state.observation(0))
+    >>> template = pass_template(view, random.Random(1))
+    >>> template.phase.value, template.current, template.hand_of(0) == view.hand
+    ('pass', 0, True)
+    """
+    rules = view.rules
+    if rules.cancellation or view.decision != "pass":
+        return None
+    direction = rules.pass_direction(view.hand_number)
+    here = (
+        rules if rules.pass_cycle == (direction,) else rules.with_overrides(pass_cycle=[direction])
+    )
+    mine = 0
+    for text in view.hand:
+        mine |= 1 << CARD_TEXTS.index(text)
+    rest = [i for i in range(_CARDS) if rules.deck_mask >> i & 1 and not mine >> i & 1]
+    rng.shuffle(rest)
+    size = len(view.hand)
+    if len(rest) != size * (rules.players - 1):
+        return None  # (a kitty: cards nobody holds)
+    hands: list[list[str]] = []
+    start = 0
+    for seat in range(rules.players):
+        if seat == view.seat:
+            hands.append(list(view.hand))
+        else:
+            hands.append([CARD_TEXTS[i] for i in rest[start : start + size]])
+            start += size
+    state = GameState(here, None, deal=hands)
+    while state.phase is Phase.PASS and state.current != view.seat:
+        for index in quick_pass(here, state.hands[state.current], rules.pass_count):
+            state.apply_index(index)
+    if state.phase is not Phase.PASS or state.kitty:
+        return None
+    return state
+
+
+def search_passes(
+    view: View,
+    candidates: list[list[str]],
+    template: GameState,
+    rollout: Rollout,
+    rng: random.Random,
+    limit: int,
+    deadline: float | None,
+) -> tuple[int, int, list[float]]:
+    """The index in ``candidates`` (each a set of cards this seat could pass) to pass, the
+    rollouts searched, and each candidate's mean value (as :func:`search`'s). Each sample
+    deals the cards this seat cannot see to the other seats of ``template`` (a state at this
+    seat's pass, :func:`can_search_passes`), the other seats pass by :func:`quick_pass`, and
+    every candidate still in the running is played out to the end of the hand on it (common
+    random numbers), with successive halving as :func:`search` does."""
+    rules = view.rules
+    n = rules.players
+    seat = view.seat
+    count = rules.pass_count
+    mine = template.hands[seat]
+    unseen_all = rules.deck_mask & ~mine
+    sizes = [template.hands[s].bit_count() for s in range(n)]
+    choices_idx = [[CARD_TEXTS.index(text) for text in cards] for cards in candidates]
+    totals = [0.0] * len(candidates)
+    samples = [0] * len(candidates)
+    active = list(range(len(candidates)))
+    halve_at = limit * 2 // 5
+    done = 0
+    while done == 0 or done + len(active) <= limit:
+        if done and deadline is not None and time.perf_counter() > deadline:
+            break
+        if len(active) > 2 and done >= halve_at:
+            means = [totals[k] / samples[k] if samples[k] else 0.0 for k in range(len(totals))]
+            active = sorted(active, key=lambda k: means[k])[: (len(active) + 1) // 2]
+            halve_at = done + (limit - done) * 2 // 5
+        base = template.clone()
+        cards = [i for i in range(_CARDS) if unseen_all >> i & 1]
+        rng.shuffle(cards)
+        start = 0
+        for other in range(n):
+            if other == seat:
+                continue
+            hand = 0
+            for index in cards[start : start + sizes[other]]:
+                hand |= 1 << index
+            start += sizes[other]
+            base.hands[other] = hand
+            if other < seat:  # passed before this seat: choose again from the new hand
+                picks = quick_pass(rules, hand, count)
+                picked = 0
+                for index in picks:
+                    picked |= 1 << index
+                base.pass_masks[other] = picked
+                base.pass_lists[other] = picks
+        seed = rng.getrandbits(32)
+        for number in active:
+            state = base.clone()
+            for index in choices_idx[number]:
+                state.apply_index(index)
+            while state.phase is Phase.PASS:
+                for index in quick_pass(rules, state.hands[state.current], count):
+                    state.apply_index(index)
+            if state.phase is not _PLAY:
+                raise ValueError(f"after passing the hand is in {state.phase.value}, not play")
+            scores = rollout.finish(state, random.Random(seed))
+            totals[number] += scores[seat] - (sum(scores) - scores[seat]) / (n - 1)
+            samples[number] += 1
+        done += len(active)
+    means = [totals[k] / samples[k] if samples[k] else float("nan") for k in range(len(totals))]
+    best = min(active, key=lambda k: totals[k] / samples[k])
+    return best, done, means

@@ -29,6 +29,10 @@ class HeuristicBot(Bot):
     """Rule-based play: duck, shed danger, manage the queen of spades, defend the moon."""
 
     def pass_cards(self, view: View) -> list[str]:
+        return self.pass_order(view)[: view.rules.pass_count]
+
+    def pass_order(self, view: View) -> list[str]:
+        """The hand, the card most worth passing first."""
         hand = view.hand
         guards = sum(1 for c in hand if c[1] == "S" and strength(c) < QUEEN)
         lengths = Counter(c[1] for c in hand)
@@ -49,7 +53,7 @@ class HeuristicBot(Bot):
                 score -= 40  # the Omnibus jack is worth keeping
             return score
 
-        return sorted(hand, key=lambda c: (danger(c), c), reverse=True)[: view.rules.pass_count]
+        return sorted(hand, key=lambda c: (danger(c), c), reverse=True)
 
     def play(self, view: View) -> str:
         legal = view.legal

@@ -18,7 +18,12 @@ for it, and the better of the two plans counts. The choices are halved as the bu
 score minus the others' mean score) is played, so moon shots count.
 
 ``budget`` rollouts a play (fewer when the clock runs low), or, given ``think``, as many as fit
-in that many seconds. Passing and the other decisions are the heuristic's.
+in that many seconds. A pass is searched too: the heuristic's most passable cards, a few more
+than it passes, make the candidates, each played out to the end of the hand on shared deals of
+the unseen cards, the other seats passing as the heuristic would (``pass_budget`` rollouts, ten
+plays' worth by default; where a kitty or a second deck would need constraints these deals do
+not keep, the heuristic passes). Declaring trumps and the moon choice are the heuristic's.
+The search itself is :mod:`bots_sdk.search`, compiled with the engine's hot modules.
 
 >>> from engine.rules import RuleSet
 >>> from engine.state import GameState
@@ -33,11 +38,21 @@ in that many seconds. Passing and the other decisions are the heuristic's.
 
 from __future__ import annotations
 
+import itertools
+import math
 import time
 
 from bots_sdk.builtin.heuristic import HeuristicBot
 from bots_sdk.sampling import SamplingError, Simulation
-from bots_sdk.search import Deals, Rollout, choices, moon_in_reach, search
+from bots_sdk.search import (
+    Deals,
+    Rollout,
+    choices,
+    moon_in_reach,
+    pass_template,
+    search,
+    search_passes,
+)
 from bots_sdk.view import View
 from engine.rules import RuleSet
 
@@ -49,7 +64,7 @@ _ROLLOUTS_PER_SECOND = 1500
 
 
 class StrongBot(HeuristicBot):
-    """Heuristic passing; plays chosen by determinized search: ``budget`` rollouts a play
+    """Passes and plays chosen by determinized search: ``budget`` rollouts a play
     (fewer when its clock runs low), or, given ``think``, as many as fit in that many seconds.
     With no ``think`` the play depends only on the seed and the views, never on the clock
     (unless the clock is about to run out).
@@ -70,15 +85,67 @@ class StrongBot(HeuristicBot):
     #: seat has a point.
     moon_hand = 0.5
 
-    def __init__(self, seed: int = 0, budget: int = 200, think: float | None = None) -> None:
+    #: The most candidate passes searched (20: three of the heuristic's six first cards).
+    pass_candidates = 20
+
+    def __init__(
+        self,
+        seed: int = 0,
+        budget: int = 200,
+        think: float | None = None,
+        pass_budget: int | None = None,
+    ) -> None:
         super().__init__(seed)
         self.budget = budget
+        #: Rollouts for a pass (0: pass as the heuristic does); ten plays' worth by default.
+        self.pass_budget = 10 * budget if pass_budget is None else pass_budget
         self.think = think
         #: How many rollouts the last play searched (0 when it had no choice or no search).
         self.last_rollouts = 0
         #: Plays left to the heuristic because the view could not be sampled.
         self.fallbacks = 0
         self._rollouts: dict[RuleSet, Rollout] = {}
+
+    def pass_cards(self, view: View) -> list[str]:
+        """The heuristic's most passable cards, a few more than it passes, make candidate
+        passes (every choice of ``pass_count`` of them: at most :attr:`pass_candidates`),
+        each played out to the end of the hand on shared samples: ``pass_budget`` rollouts."""
+        self.last_rollouts = 0
+        order = self.pass_order(view)
+        count = view.rules.pass_count
+        heuristic = order[:count]
+        if not self.pass_budget or count == 0 or len(order) <= count:
+            return heuristic
+        pool = count
+        while pool < len(order) and math.comb(pool + 1, count) <= self.pass_candidates:
+            pool += 1
+        candidates = [list(c) for c in itertools.combinations(order[:pool], count)]
+        limit = self.pass_budget
+        deadline = None
+        started = time.perf_counter()
+        if view.time_left is not None:
+            if view.time_left < 0.05:
+                return heuristic
+            limit = min(limit, int(view.time_left * _ROLLOUTS_PER_SECOND / 4))
+            deadline = started + view.time_left / 4
+        try:
+            template = pass_template(view, self.rng)
+            if template is None:
+                return heuristic
+            rollout = self._rollout(view.rules)
+            best, self.last_rollouts, _ = search_passes(
+                view, candidates, template, rollout, self.rng, limit, deadline
+            )
+        except (SamplingError, ValueError):
+            self.fallbacks += 1
+            return heuristic
+        return candidates[best]
+
+    def _rollout(self, rules: RuleSet) -> Rollout:
+        rollout = self._rollouts.get(rules)
+        if rollout is None:
+            rollout = self._rollouts[rules] = Rollout(rules)
+        return rollout
 
     def play(self, view: View) -> str:
         self.last_rollouts = 0
@@ -98,10 +165,7 @@ class StrongBot(HeuristicBot):
             return super().play(view)
 
     def _search(self, view: View, options: list[str], started: float) -> str:
-        rules = view.rules
-        rollout = self._rollouts.get(rules)
-        if rollout is None:
-            rollout = self._rollouts[rules] = Rollout(rules)
+        rollout = self._rollout(view.rules)
         # (Cancellation's double deck can take many tries; a short clock cannot wait for them.)
         attempts = 200 if view.time_left is None or view.time_left > 1 else 30
         deals = Deals(view, Simulation(view, self.rng, attempts=attempts).sample())

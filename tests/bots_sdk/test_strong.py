@@ -191,3 +191,53 @@ def test_deals_keep_what_the_view_shows() -> None:
         assert set(held) <= set(guess.hand_of(receiver))
         for s, suits in voids.items():
             assert not any(card[1] in suits for card in guess.hand_of(s))
+
+
+# --- passing ----------------------------------------------------------------------------------
+
+
+def _pass_view(preset: str, hands: list[list[str]] | None = None, seed: int = 1) -> View:
+    rules = RuleSet.from_preset(preset)
+    state = GameState(rules, seed=seed) if hands is None else GameState(rules, deal=hands)
+    assert state.phase.value == "pass"
+    return View.from_observation(state.observation(state.current))
+
+
+def test_a_pass_is_searched_the_same_for_a_seed() -> None:
+    view = _pass_view("standard", seed=4)
+    bot = StrongBot(seed=3, budget=20, pass_budget=400)
+    passed = bot.pass_cards(view)
+    assert len(passed) == 3 and set(passed) <= set(view.hand)
+    assert 0 < bot.last_rollouts <= 400
+    assert StrongBot(seed=3, budget=20, pass_budget=400).pass_cards(view) == passed
+
+
+def test_a_bare_queen_of_spades_is_passed() -> None:
+    # Seat 0 holds the queen with the king and ace of spades and no low spade to guard her.
+    hands = [
+        ["QS", "KS", "AS", "2C", "3C", "4C", "5C", "6C", "2D", "3D", "4D", "5D", "2H"],
+        ["2S", "3S", "4S", "5S", "7C", "8C", "9C", "6D", "7D", "8D", "3H", "4H", "5H"],
+        ["6S", "7S", "8S", "9S", "TC", "JC", "9D", "TD", "JD", "6H", "7H", "8H", "9H"],
+        ["TS", "JS", "QC", "KC", "AC", "QD", "KD", "AD", "TH", "JH", "QH", "KH", "AH"],
+    ]
+    bot = StrongBot(seed=1, budget=20, pass_budget=600)
+    assert "QS" in bot.pass_cards(_pass_view("standard", hands))
+
+
+@pytest.mark.parametrize("preset", ["kitty", "cancellation"])
+def test_where_samples_cannot_be_dealt_the_heuristic_passes(preset: str) -> None:
+    # (A kitty's cards, or a second deck's twins, would need constraints the pass search
+    # does not deal: the heuristic's pass stands.)
+    from bots_sdk.builtin.heuristic import HeuristicBot
+
+    view = _pass_view(preset)
+    bot = StrongBot(seed=1, budget=20, pass_budget=400)
+    assert bot.pass_cards(view) == HeuristicBot(seed=1).pass_cards(view)
+    assert bot.last_rollouts == 0 and bot.fallbacks == 0
+
+
+def test_a_pass_budget_of_zero_passes_as_the_heuristic() -> None:
+    from bots_sdk.builtin.heuristic import HeuristicBot
+
+    view = _pass_view("persian", seed=2)
+    assert StrongBot(seed=1, pass_budget=0).pass_cards(view) == HeuristicBot().pass_cards(view)
