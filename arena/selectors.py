@@ -523,6 +523,16 @@ def ladder_named(name: str) -> Ladder | None:
     return Ladder.objects.filter(name=clean_text(name)).first()
 
 
+def builtin_ratings(ladder: Ladder | None) -> dict[str, float]:
+    """The fitted rating of every built-in rated on ``ladder``, by name (one query)."""
+    if ladder is None:
+        return {}
+    rows = Rating.objects.filter(entry__ladder=ladder, entry__bot__isnull=True).values_list(
+        "entry__builtin", "rating"
+    )
+    return dict(rows)
+
+
 def ladder_entries(*, bot: Bot | None = None, builtin: str = "") -> list[LadderEntry]:
     """The ladder entries of a bot or of a built-in, with their ladder and fitted rating."""
     whose = {"bot": bot} if bot is not None else {"builtin": builtin}

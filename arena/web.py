@@ -52,6 +52,7 @@ from arena.errors import error_messages
 from arena.models import BotVersion, LadderEntry, Match, MatchSeat, Tournament
 from arena.paging import CappedPaginator
 from arena.services import accounts, people
+from arena.templatetags.arena_i18n import digits
 from arena.uploads import UploadError, read_upload
 from bots_sdk.builtin import BUILTIN
 from bots_sdk.ids import parse_id
@@ -211,7 +212,8 @@ def bots_index(request: HttpRequest) -> HttpResponse:
     search = request.GET.get("q", "").strip()[:64]
     ladder = selectors.ladder_named(services.DEFAULT_LADDER)
     page = _page(request, selectors.bots_index(search=search, ladder=ladder))
-    builtins = [(name, _builtin_summary(name)) for name in sorted(BUILTIN)]
+    rated = selectors.builtin_ratings(ladder)
+    builtins = [(name, _builtin_summary(name), rated.get(name)) for name in _builtin_names()]
     return render(
         request,
         "arena/bots.html",
@@ -253,6 +255,25 @@ def matches_index(request: HttpRequest) -> HttpResponse:
             "builtins": sorted(BUILTIN),
         },
     )
+
+
+def _builtin_names() -> list[str]:
+    """The built-ins, the strength levels in order: ``strong-1`` … ``strong-3``, ``strong``."""
+    return sorted(BUILTIN, key=lambda name: (name.startswith("strong"), name == "strong", name))
+
+
+def _opponents(names: list[str]) -> list[tuple[str, str]]:
+    """What a seat's field suggests (value, label): the built-ins, each with its rating on the
+    default ladder where it has one ("rated 1750": an opponent picked by strength), then
+    ``names``."""
+    rated = selectors.builtin_ratings(selectors.ladder_named(services.DEFAULT_LADDER))
+
+    def label(name: str) -> str:
+        if name not in rated:
+            return ""
+        return _("rated %(rating)s") % {"rating": digits(f"{rated[name]:.0f}")}
+
+    return [(name, label(name)) for name in _builtin_names()] + [(name, "") for name in names]
 
 
 def _builtin_summary(name: str) -> str:
@@ -1134,7 +1155,7 @@ def challenge_new(request: HttpRequest) -> HttpResponse:
         errors=errors,
         submit=_("Queue the challenge"),
         extra={
-            "datalist": sorted(BUILTIN) + names,
+            "datalist": _opponents(names),
             "seat_counts": range(3, 12),
             "seat_count": count,
         },
@@ -1187,7 +1208,7 @@ def play_new(request: HttpRequest) -> HttpResponse:
         submit=_("Sit down"),
         status=status if errors else 200,
         extra={
-            "datalist": sorted(BUILTIN) + selectors.bot_names_playing(200),
+            "datalist": _opponents(selectors.bot_names_playing(200)),
             "seat_counts": range(3, 8),
             "seat_count": count,
             "open_game": open_game,

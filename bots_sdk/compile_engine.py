@@ -79,8 +79,8 @@ def install_choice(environ: Mapping[str, str] = os.environ) -> str:
 def compiled_modules(build: ModuleType) -> tuple[str, ...]:
     """Every module compiled, in dependency order: the engine's, then the SDK's.
 
-    >>> compiled_modules(build_module())[-2:]
-    ('bots_sdk.sampling', 'bots_sdk.rollout')
+    >>> compiled_modules(build_module())[-3:]
+    ('bots_sdk.sampling', 'bots_sdk.rollout', 'bots_sdk.search')
     """
     return (*build.HOT, *SDK_HOT)
 

@@ -1,7 +1,7 @@
 """The built-in bots, usable by name wherever a bot is expected.
 
 >>> sorted(BUILTIN)
-['heuristic', 'low', 'montecarlo', 'random']
+['heuristic', 'low', 'montecarlo', 'random', 'strong', 'strong-1', 'strong-2', 'strong-3']
 >>> make_builtin("low", seed=1).name
 'low'
 """
@@ -12,12 +12,18 @@ from bots_sdk.bot import Bot
 from bots_sdk.builtin.heuristic import HeuristicBot
 from bots_sdk.builtin.montecarlo import MonteCarloBot
 from bots_sdk.builtin.simple import LowBot, RandomBot
+from bots_sdk.builtin.strong import StrongBot, StrongLevel1, StrongLevel2, StrongLevel3
 
 BUILTIN: dict[str, type[Bot]] = {
     "random": RandomBot,
     "low": LowBot,
     "heuristic": HeuristicBot,
     "montecarlo": MonteCarloBot,
+    # the strength levels, weakest first, and the top reference
+    "strong-1": StrongLevel1,
+    "strong-2": StrongLevel2,
+    "strong-3": StrongLevel3,
+    "strong": StrongBot,
 }
 
 

@@ -17,10 +17,12 @@ for it, and the better of the two plans counts. The choices are halved as the bu
 (successive halving: the better half gets the rest), and the one with the best mean of (its
 score minus the others' mean score) is played, so moon shots count.
 
-``budget`` rollouts a play (fewer when the clock runs low), or, given ``think``, as many as fit
-in that many seconds. A pass is searched too: the heuristic's most passable cards, a few more
+``budget`` rollouts a play (2,000 unless told: the platform's top reference; ``strong-1`` to
+``strong-3`` are the same search at 50, 200 and 700, the strength levels below it), fewer when
+the clock runs low, or, given ``think``, as many as fit in that many seconds. A pass is
+searched too: the heuristic's most passable cards, a few more
 than it passes, make the candidates, each played out to the end of the hand on shared deals of
-the unseen cards, the other seats passing as the heuristic would (``pass_budget`` rollouts, ten
+the unseen cards, the other seats passing as the heuristic would (``pass_budget`` rollouts, five
 plays' worth by default; where a kitty or a second deck would need constraints these deals do
 not keep, the heuristic passes). Declaring trumps and the moon choice are the heuristic's.
 The search itself is :mod:`bots_sdk.search`, compiled with the engine's hot modules.
@@ -88,17 +90,22 @@ class StrongBot(HeuristicBot):
     #: The most candidate passes searched (20: three of the heuristic's six first cards).
     pass_candidates = 20
 
+    #: Rollouts a play when none is given: the platform's top reference.
+    default_budget = 2000
+    #: Rollouts a pass, in plays' worth, when none is given.
+    pass_plays = 5
+
     def __init__(
         self,
         seed: int = 0,
-        budget: int = 200,
+        budget: int | None = None,
         think: float | None = None,
         pass_budget: int | None = None,
     ) -> None:
         super().__init__(seed)
-        self.budget = budget
-        #: Rollouts for a pass (0: pass as the heuristic does); ten plays' worth by default.
-        self.pass_budget = 10 * budget if pass_budget is None else pass_budget
+        self.budget = self.default_budget if budget is None else budget
+        #: Rollouts for a pass (0: pass as the heuristic does).
+        self.pass_budget = self.pass_plays * self.budget if pass_budget is None else pass_budget
         self.think = think
         #: How many rollouts the last play searched (0 when it had no choice or no search).
         self.last_rollouts = 0
@@ -182,3 +189,29 @@ class StrongBot(HeuristicBot):
             view, options, deals, rollout, self.rng, limit, deadline, moon
         )
         return options[best]
+
+
+# --- the strength levels --------------------------------------------------------------------
+# The same search at smaller budgets: opponents between the heuristic and the top reference,
+# each rated on the ladders, so an author or a person picks one by its rating.
+
+
+class StrongLevel1(StrongBot):
+    """``strong-1``, the first strength level: strong's search at 50 rollouts a play (250 a
+    pass), about montecarlo's strength in a fraction of a millisecond a play."""
+
+    default_budget = 50
+
+
+class StrongLevel2(StrongBot):
+    """``strong-2``, the second strength level: strong's search at 200 rollouts a play (1,000
+    a pass)."""
+
+    default_budget = 200
+
+
+class StrongLevel3(StrongBot):
+    """``strong-3``, the third strength level: strong's search at 700 rollouts a play (3,500
+    a pass). The fourth and top level is ``strong`` itself."""
+
+    default_budget = 700

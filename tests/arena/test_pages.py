@@ -12,8 +12,9 @@ from typing import Any
 import pytest
 from django.test import Client
 
-from arena import services
+from arena import selectors, services
 from arena.models import Ladder, Match
+from bots_sdk.builtin import BUILTIN
 from bots_sdk.referee.frames import replay_frames
 from engine.record import replay
 from tests.arena.live import synthetic_history
@@ -69,9 +70,20 @@ def test_home_ladder_and_bot_pages() -> None:
     home = Client().get("/").content.decode()
     assert "Top ten of standard" in home and "Recent matches" in home
     ladder_page = Client().get(f"/ladders/{ladder.pk}/").content.decode()
-    # the four built-ins and ada-bot, which joined with its first active version
-    assert ladder_page.count('class="interval"') == 5 and "Live Elo" in ladder_page
-    assert "; 5 bots entered." in home  # (the count the standings list: built-ins too)
+    # the eight built-ins and ada-bot, which joined with its first active version
+    assert ladder_page.count('class="interval"') == 9 and "Live Elo" in ladder_page
+    assert "; 9 bots entered." in home  # (the count the standings list: built-ins too)
+    # A built-in is offered with its rating, so an opponent is picked by strength.
+    rated = selectors.builtin_ratings(ladder)
+    assert rated and set(rated) <= set(BUILTIN)
+    bots_page = Client().get("/bots/").content.decode()
+    play_form = Client().get("/play/").content.decode()
+    for name, rating in rated.items():
+        assert f">{name}</a> (rated {rating:.0f} on standard): " in bots_page, name
+        assert f'<option value="{name}" label="{name} (rated {rating:.0f})">' in play_form
+    listed = bots_page[bots_page.index('href="/bots/builtin/random/">random</a>') :]
+    levels = [listed.index(f'/">{name}</a>') for name in ("strong-1", "strong-3", "strong")]
+    assert levels == sorted(levels)  # the strength levels in order, the top one last
     # the bot's page: its matches named with their versions, and a link to all of them
     bot_page = Client().get(f"/bots/{bot.pk}/").content.decode()
     assert f'<a href="/bots/{bot.pk}/">ada-bot v1</a>' in bot_page

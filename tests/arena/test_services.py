@@ -13,6 +13,7 @@ from arena import selectors, services
 from arena.models import Bot, BotVersion, Ladder, LadderEntry, Match, MatchSeat, Rating
 from arena.services import dispatch as jobs
 from arena.uploads import UploadError
+from bots_sdk.builtin import BUILTIN
 from bots_sdk.sandbox import SandboxUnavailable, default_launcher
 from engine.record import verify
 
@@ -51,6 +52,10 @@ def test_standard_ladder_exists_after_migrate() -> None:
         "low",
         "montecarlo",
         "random",
+        "strong",  # the top reference, and its strength levels below it
+        "strong-1",
+        "strong-2",
+        "strong-3",
     ]
 
 
@@ -196,10 +201,12 @@ def test_ladder_matches_feed_live_elo_once_and_ratings_reproducibly() -> None:
     again = {
         r.entry_id: (r.rating, r.low, r.high) for r in services.ratings_recompute(ladder=ladder)
     }
-    assert first == again and len(first) == 4
-    assert Rating.objects.filter(entry__ladder=ladder).count() == 4
+    sat = {s.entry_id for s in MatchSeat.objects.filter(match__ladder=ladder)}  # 3 tables of 4
+    assert first == again and set(first) == sat and len(sat) >= 4
+    assert Rating.objects.filter(entry__ladder=ladder).count() == len(sat)
     builtins = [r for r in Rating.objects.filter(entry__ladder=ladder)]
-    assert abs(sum(r.rating for r in builtins) / 4 - 1500) < 1e-6  # anchored to the built-ins
+    mean = sum(r.rating for r in builtins) / len(builtins)
+    assert abs(mean - 1500) < 1e-6  # anchored to the built-ins
 
 
 def test_uploaded_bots_play_ladder_matches(owner) -> None:  # type: ignore[no-untyped-def]
@@ -235,7 +242,10 @@ def test_recompute_ratings_command_reproduces_the_stored_numbers() -> None:
     services.ratings_recompute(ladder=ladder)
     out = StringIO()
     call_command("recompute_ratings", "--check", stdout=out)
-    assert "standard: 4 ratings (0 bot versions), identical to the stored ones" in out.getvalue()
+    rated = Rating.objects.filter(entry__ladder=ladder).count()
+    assert f"standard: {rated} ratings (0 bot versions), identical to the stored ones" in (
+        out.getvalue()
+    )
     assert ", 0 differing" in out.getvalue()  # every record replays to its stored scores
     Rating.objects.filter(entry__ladder=ladder).update(rating=1.0)  # tampered
     with pytest.raises(Exception, match="differ from their match log"):
@@ -267,9 +277,9 @@ def test_admin_requeue_and_ratings_debounce(settings) -> None:  # type: ignore[n
 
 def test_every_ladder_gets_the_builtins_as_reference_points() -> None:
     ladder = Ladder.objects.create(name="persian", rules="persian")
-    assert services.ladder_add_builtins(ladder=ladder) == 4
+    assert services.ladder_add_builtins(ladder=ladder) == len(BUILTIN) == 8
     assert services.ladder_add_builtins(ladder=ladder) == 0
-    assert ladder.entries.count() == 4
+    assert ladder.entries.count() == 8
 
 
 def _numpy_bot_zip() -> bytes:

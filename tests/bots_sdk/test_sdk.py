@@ -124,7 +124,16 @@ def test_passed_cards_are_where_they_went(spec: str | dict, step: int) -> None:
 
 
 def test_loading_bots(tmp_path: Path) -> None:
-    assert set(BUILTIN) == {"random", "low", "heuristic", "montecarlo"}
+    assert set(BUILTIN) == {
+        "random",
+        "low",
+        "heuristic",
+        "montecarlo",
+        "strong",
+        "strong-1",
+        "strong-2",
+        "strong-3",
+    }
     assert make_builtin("heuristic").name == "heuristic"
     good = tmp_path / "good.py"
     good.write_text(
