@@ -26,6 +26,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from bots_sdk.analysis import SAMPLES, analyse_game, describe_report
 from bots_sdk.builds import build
 from bots_sdk.builds.languages import MANIFESTS, ManifestError
 from bots_sdk.loader import BotLoadError
@@ -53,6 +54,7 @@ COMMANDS = (
     "logs",
     "fetch",
     "reproduce",
+    "analyse",
 )
 #: What a validated upload leads to (``submit --activate``): as the platform names them.
 ACTIVATIONS = ("now", "if-not-weaker", "never")
@@ -128,6 +130,22 @@ def add_commands(commands: Any) -> None:
     fetch = command("fetch", "download a match's record (as play --record writes it)")
     fetch.add_argument("match", type=int, metavar="MATCH")
     fetch.add_argument("-o", "--output", help="default: match-MATCH.json")
+    analyse = command(
+        "analyse",
+        "every play of a seat valued again from its own view: points lost, marked as in chess",
+    )
+    analyse.add_argument(
+        "match", metavar="MATCH", help="a match's id on the platform, or a record file"
+    )
+    analyse.add_argument(
+        "--seat", type=int, help="which seat, from 1 (default: your bot's, in a match of yours)"
+    )
+    analyse.add_argument(
+        "--samples",
+        type=int,
+        default=SAMPLES,
+        help=f"deals each play is valued on (default {SAMPLES}, as the platform's analysis)",
+    )
     again = command(
         "reproduce", "play a match again locally: your seat runs code, the others replay"
     )
@@ -847,6 +865,46 @@ def _reproduce(platform: Platform, args: argparse.Namespace) -> int:
     return 0 if result.identical and not result.faulted else 1
 
 
+def _analyse(platform: Platform, args: argparse.Namespace) -> int:
+    """Exit 0 with the analysis (a table, or ``--json`` the platform's document); 2 when the
+    match or the seat cannot be found."""
+    if args.samples < 2:
+        raise Usage("--samples must be at least 2 (an interval needs two)")
+    if Path(args.match).is_file():
+        try:
+            record = json.loads(Path(args.match).read_text())
+        except (OSError, ValueError) as exc:
+            raise Usage(f"cannot read the record {args.match!r}: {exc}") from None
+        if args.seat is None:
+            raise Usage("which seat? --seat N (from 1)")
+        seat, where = args.seat - 1, args.match
+    else:
+        match_id = _match_id(args.match)
+        match, record = match_record(platform, match_id)
+        if args.seat is not None:
+            seat = args.seat - 1
+        else:
+            mine = {bot["id"] for bot in platform.me()["bots"]} if platform.token else set()
+            yours = [s for s in match["seats"] if (s.get("bot") or {}).get("id") in mine]
+            if not yours:
+                raise Usage(f"which seat of match {match_id}? --seat N (from 1)")
+            seat = yours[0]["seat"]
+        where = f"match {match_id}"
+    try:
+        report = analyse_game(record, seat, samples=args.samples)
+    except (RecordError, ValueError, KeyError, TypeError) as exc:
+        raise Usage(f"cannot analyse {where}: {exc}") from None
+    _out(args, report.to_dict(), describe_report(report, where))
+    return 0
+
+
+def _match_id(text: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        raise Usage(f"no record file {text!r}, and not a match id") from None
+
+
 def _raised(args: argparse.Namespace, raised: BotRaised, code: Path, shown: str) -> int:
     """The bot raised, run here: its own traceback and where, then the debugger (--pdb)."""
     frames = [_shown(line, code, shown) for line in own_traceback(raised.error)]
@@ -909,4 +967,5 @@ HANDLERS: dict[str, Callable[[Platform, argparse.Namespace], int]] = {
     "logs": _logs,
     "fetch": _fetch,
     "reproduce": _reproduce,
+    "analyse": _analyse,
 }

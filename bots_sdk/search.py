@@ -831,3 +831,38 @@ def search_passes(
     means = [totals[k] / samples[k] if samples[k] else float("nan") for k in range(len(totals))]
     best = min(active, key=lambda k: totals[k] / samples[k])
     return best, done, means
+
+
+def evaluate(
+    view: View,
+    options: list[str],
+    deals: Deals,
+    rollout: Rollout,
+    rng: random.Random,
+    samples: int,
+    moon: bool,
+) -> list[list[float]]:
+    """Every choice of ``options`` played out on the same ``samples`` deals (no halving: each
+    is valued alike, for an analysis): per choice, the value of each sample, in order (this
+    seat's points minus the others' mean), so sample ``k`` of two choices is a paired
+    comparison. With ``moon``, each choice is also played out shooting the moon, and the plan
+    with the better mean is its values (as :func:`search` weighs them)."""
+    seat = view.seat
+    others = view.rules.players - 1
+    ducked: list[list[float]] = [[] for _ in options]
+    shot: list[list[float]] = [[] for _ in options]
+    for _ in range(samples):
+        base = deals.deal(rng)
+        seed = rng.getrandbits(32)
+        for number, option in enumerate(options):
+            state = base.clone()
+            state.apply(option)
+            if moon:
+                shooting = state.clone()
+                scores = rollout.finish(shooting, random.Random(seed), shooter=seat)
+                shot[number].append(scores[seat] - (sum(scores) - scores[seat]) / others)
+            scores = rollout.finish(state, random.Random(seed))
+            ducked[number].append(scores[seat] - (sum(scores) - scores[seat]) / others)
+    if not moon:
+        return ducked
+    return [b if sum(b) < sum(a) else a for a, b in zip(ducked, shot, strict=True)]

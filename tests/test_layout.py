@@ -318,6 +318,7 @@ TOOL_MODULES = (
     "bots_sdk.check",
     "bots_sdk.remote",
     "bots_sdk.ids",  # (what an id is: the client's and the platform's)
+    "bots_sdk.analysis",
     "bots_sdk.remote_cli",
     "bots_sdk.reproduce",
     "bots_sdk.tracebacks",  # (a bot's traceback as its author reads it: check, play, reproduce)

@@ -300,6 +300,8 @@ def test_the_guides_terminal_section_runs_as_written(platform: str, tmp_path: Pa
         "reproduce",
         "reproduce",
         "reproduce",
+        "analyse",
+        "analyse",
         "logout",
     ]
     (tmp_path / "my_bot.py").write_text(bot)
@@ -324,6 +326,10 @@ def test_the_guides_terminal_section_runs_as_written(platform: str, tmp_path: Pa
         assert "Traceback" not in done.stderr, line
         if argv[0] == "reproduce":
             assert done.stdout.strip().splitlines()[-1].startswith("identical: "), done.stdout
+        if argv[0] == "analyse":  # your seat (the first), or the one named
+            seat = 3 if "--seat" in argv else 1
+            assert f", seat {seat}: " in done.stdout.splitlines()[0], done.stdout
+            assert done.stdout.strip().splitlines()[-1].startswith("game: "), done.stdout
 
 
 def _ladder_round(ladder: Ladder) -> None:

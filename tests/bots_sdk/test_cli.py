@@ -299,3 +299,30 @@ def test_the_bidel_command_has_a_version_verify_and_lists_the_built_ins(tmp_path
     assert played.returncode == 0, played.stderr
     checked = subprocess.run([str(bidel), "verify", str(record)], capture_output=True, text=True)
     assert checked.returncode == 0 and json.loads(checked.stdout)["valid"] is True
+
+
+def test_analyse_a_record_file_marks_the_seats_plays_as_the_library_does(tmp_path: Path) -> None:
+    from bots_sdk.analysis import analyse_game
+
+    record = tmp_path / "match.json"
+    played = _sdk(
+        "play", "heuristic", "random", "low", "heuristic", "--hands", "1", "--record", str(record)
+    )
+    assert played.returncode == 0, played.stderr
+    said = _sdk("analyse", str(record), "--seat", "2", "--samples", "10", "--json")
+    assert said.returncode == 0, said.stderr
+    document = json.loads(said.stdout)
+    expected = analyse_game(json.loads(record.read_text()), seat=1, samples=10).to_dict()
+    assert document == json.loads(json.dumps(expected))  # the same numbers
+    text = _sdk("analyse", str(record), "--seat", "2", "--samples", "10")
+    assert text.returncode == 0 and f"seat 2: {len(document['decisions'])} plays" in text.stdout
+    assert text.stdout.splitlines()[-1].startswith("game: ")
+    for argv, words in (
+        ((str(record),), "which seat?"),
+        ((str(record), "--seat", "9"), "no seat 9"),
+        ((str(tmp_path / "nosuch.json"), "--seat", "1"), "not a match id"),
+        ((str(record), "--seat", "1", "--samples", "1"), "at least 2"),
+    ):
+        bad = _sdk("analyse", *argv)
+        assert bad.returncode == 2 and words in bad.stderr, bad.stderr
+        assert "Traceback" not in bad.stderr

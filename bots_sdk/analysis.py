@@ -1,0 +1,280 @@
+"""Analysis of a played game, decision by decision, from one seat's information alone.
+
+Each play of the seat that had a choice is valued again by the strong built-in's search
+(:mod:`bots_sdk.search`) from the view the seat had then — its hand, what the table showed,
+never the hidden hands: every legal card (cards no unseen card separates counted as one) is
+played out on the same re-dealt samples, and the card played is set against the best. What it
+lost is in points a hand (the seat's own points, as the samples expect them; a moon counts
+through the others' points), with a 95% interval from the paired samples, and is marked as
+chess marks a move: an inaccuracy, a mistake or a blunder (:data:`MARKS`). The random numbers
+come from the view itself, so a decision is valued the same wherever, and whatever the hidden
+cards were.
+
+>>> from bots_sdk.referee.runner import run_match
+>>> game = run_match("standard", 3, ["low", "random", "heuristic", "low"], hands=1).games[0]
+>>> report = analyse_game(game.to_dict(), seat=1, samples=8)
+>>> len(report.decisions) > 0, report.hands[0].decisions == len(report.decisions)
+(True, True)
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import random
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass
+from typing import Any, Final
+
+from bots_sdk.protocol import PHASE_DECISIONS
+from bots_sdk.referee.stats import mean_ci
+from bots_sdk.reproduce import game_of
+from bots_sdk.sampling import SamplingError, Simulation
+from bots_sdk.search import Deals, Rollout, choices, evaluate, moon_in_reach
+from bots_sdk.view import View
+from engine.cards import CARD_RANK, CARD_SUIT, CARD_TEXTS
+from engine.rules import RuleSet
+from engine.state import GameState, Phase
+
+#: Points a hand lost at one decision (the interval's middle) from which it is marked, the
+#: gravest first: a blunder gives away about the queen's worth or a moon, a mistake a few
+#: hearts, an inaccuracy one.
+MARKS: Final = (("blunder", 4.0), ("mistake", 1.5), ("inaccuracy", 0.5))
+#: Samples per decision unless told: every legal card played out on each.
+SAMPLES: Final = 200
+#: What the random numbers of a decision are drawn from, beside its view: a new analysis
+#: method names itself anew, so reports made by different methods never pass for one another.
+METHOD: Final = "strong-search-1"
+
+
+@dataclass(frozen=True)
+class Decision:
+    """One play analysed: where (hand and trick from 0, as in the record), the card played,
+    the best card, each legal card's expected points (this seat's, a hand), the points the
+    play lost against the best and that loss's 95% interval, and its mark ("" for none)."""
+
+    hand: int
+    trick: int
+    played: str
+    best: str
+    expected: dict[str, float]
+    lost: float
+    interval: tuple[float, float]
+    mark: str
+
+
+@dataclass(frozen=True)
+class HandTotals:
+    """A hand's sums: decisions analysed, points lost, and how many of each mark."""
+
+    hand: int
+    decisions: int
+    lost: float
+    marks: dict[str, int]
+
+
+@dataclass(frozen=True)
+class Report:
+    """A seat's analysis: its decisions, each hand's totals and the game's."""
+
+    seat: int
+    samples: int
+    method: str
+    decisions: tuple[Decision, ...]
+    hands: tuple[HandTotals, ...]
+    lost: float
+    marks: dict[str, int]
+
+    def to_dict(self) -> dict[str, Any]:
+        """The report as JSON-ready data (what the API and ``bidel analyse --json`` give)."""
+        return asdict(self)
+
+
+def mark_of(lost: float) -> str:
+    """The mark of a decision that lost ``lost`` points a hand.
+
+    >>> mark_of(13.0), mark_of(2.0), mark_of(0.6), mark_of(0.2)
+    ('blunder', 'mistake', 'inaccuracy', '')
+    """
+    for name, threshold in MARKS:
+        if lost >= threshold:
+            return name
+    return ""
+
+
+def _rng_of(view: View, samples: int) -> random.Random:
+    """Random numbers drawn from the view alone (and the method and sample count)."""
+    text = json.dumps([METHOD, samples, view.to_dict()], sort_keys=True, default=str)
+    return random.Random(hashlib.sha256(text.encode()).digest())
+
+
+def _group(view: View, options: list[str]) -> dict[str, str]:
+    """Each legal card's stand-in among ``options``: the option of its suit nearest below it
+    (cards that no unseen card separates were merged into the lowest of them)."""
+    stand_in: dict[str, str] = {}
+    by_suit: dict[int, list[str]] = {}
+    for option in options:
+        by_suit.setdefault(CARD_SUIT[CARD_TEXTS.index(option)], []).append(option)
+    for card in view.legal:
+        index = CARD_TEXTS.index(card)
+        if card in options:
+            stand_in[card] = card
+            continue
+        rank = CARD_RANK[index]
+        below = [
+            o for o in by_suit.get(CARD_SUIT[index], []) if CARD_RANK[CARD_TEXTS.index(o)] < rank
+        ]
+        stand_in[card] = max(below, key=lambda o: CARD_RANK[CARD_TEXTS.index(o)], default=card)
+    return stand_in
+
+
+def analyse_view(view: View, played: str, samples: int = SAMPLES) -> Decision | None:
+    """The play ``played`` at ``view`` set against every other legal card; None where there was
+    no choice (one legal card, or only cards worth the same) or the view cannot be sampled."""
+    if len(view.legal) < 2:
+        return None
+    options = choices(view)
+    if len(options) < 2:
+        return None
+    rng = _rng_of(view, samples)
+    try:
+        deals = Deals(view, Simulation(view, rng).sample())
+    except (SamplingError, ValueError):
+        return None
+    rules = view.rules
+    values = evaluate(view, options, deals, Rollout(rules), rng, samples, moon_in_reach(view))
+    scale = (rules.players - 1) / rules.players  # a relative value in the seat's own points
+    means = [sum(v) / len(v) for v in values]
+    best = min(range(len(options)), key=lambda k: means[k])
+    stand_in = _group(view, options)
+    chosen = options.index(stand_in.get(played, played))
+    paired = [(a - b) * scale for a, b in zip(values[chosen], values[best], strict=True)]
+    lost, (low, high) = mean_ci(paired)
+    total = rules.total_points
+    own = {
+        # the relative value back to the seat's own points: v = own - (total - own) / (n - 1)
+        option: round(means[k] * scale + total / rules.players, 3)
+        for k, option in enumerate(options)
+    }
+    expected = {card: own[stand_in[card]] for card in view.legal}
+    return Decision(
+        hand=view.hand_number,
+        trick=len(view.tricks),
+        played=played,
+        best=options[best],
+        expected=expected,
+        lost=max(0.0, lost),
+        interval=(low, high),
+        mark=mark_of(lost),
+    )
+
+
+def analyse_game(record: Mapping[str, Any], seat: int, samples: int = SAMPLES) -> Report:
+    """Every play of ``seat`` in a game's record (``GameRecord.to_dict()``, or the first game of
+    a match record) analysed from its own views: the decisions, each hand's totals and the
+    game's."""
+    game = game_of(record)
+    rules = RuleSet.from_spec(game.get("rules", "standard"))
+    if not 0 <= seat < rules.players:
+        raise ValueError(f"these rules seat {rules.players}; there is no seat {seat + 1}")
+    hands = game["hands"]
+    first = hands[0] if hands else {}
+    state = GameState(rules, game["seed"], deal=first.get("deal"), kitty=first.get("kitty"))
+    decisions: list[Decision] = []
+    for number, hand in enumerate(hands):
+        if number > 0:
+            state.next_hand(hand.get("deal"), hand.get("kitty"))
+        plays = 0
+        while state.phase not in (Phase.HAND_OVER, Phase.GAME_OVER):
+            decision = PHASE_DECISIONS[state.phase.value]
+            current = state.current
+            if decision == "pass":
+                for card in hand["passes"][current]:
+                    state.apply(card, seat=current)
+                continue
+            if decision == "play":
+                card = hand["plays"][plays]
+                if current == seat:
+                    view = View.from_observation(state.observation(seat))
+                    found = analyse_view(view, card, samples)
+                    if found is not None:
+                        decisions.append(found)
+                state.apply(card)
+                plays += 1
+                continue
+            state.apply(hand[{"trump": "trump", "moon": "moon"}[decision]])
+    totals = []
+    for number in range(len(hands)):
+        mine = [d for d in decisions if d.hand == number]
+        totals.append(
+            HandTotals(number, len(mine), round(sum(d.lost for d in mine), 3), _count(mine))
+        )
+    return Report(
+        seat=seat,
+        samples=samples,
+        method=METHOD,
+        decisions=tuple(decisions),
+        hands=tuple(totals),
+        lost=round(sum(d.lost for d in decisions), 3),
+        marks=_count(decisions),
+    )
+
+
+def _count(decisions: list[Decision]) -> dict[str, int]:
+    return {name: sum(1 for d in decisions if d.mark == name) for name, _ in MARKS}
+
+
+def describe_report(report: Report, where: str) -> str:
+    """The report for a person: a line per play analysed (hand and trick from 1), the mark
+    first where there is one, then each hand's and the game's totals.
+
+    >>> one = Decision(0, 4, "QS", "3S", {"QS": 14.2, "3S": 1.1}, 13.1, (11.9, 14.3), "blunder")
+    >>> hand = HandTotals(0, 1, 13.1, {"blunder": 1, "mistake": 0, "inaccuracy": 0})
+    >>> print(describe_report(Report(1, 200, METHOD, (one,), (hand,), 13.1, hand.marks), "x"))
+    x, seat 2: 1 play analysed on 200 deals each (points a hand, lower is better)
+      hand 1 trick 5: QS  blunder: lost 13.10 [11.90, 14.30]; best 3S (QS 14.20, 3S 1.10)
+      hand 1: 1 play, 13.10 points lost; 1 blunder
+    game: 13.10 points lost; 1 blunder
+    """
+    lines = [
+        f"{where}, seat {report.seat + 1}: {len(report.decisions)} "
+        f"play{'s' if len(report.decisions) != 1 else ''} analysed on {report.samples} deals "
+        "each (points a hand, lower is better)"
+    ]
+    for d in report.decisions:
+        mark = f"  {d.mark}:" if d.mark else ":"
+        low, high = d.interval
+        values = ", ".join(f"{card} {value:.2f}" for card, value in _best_first(d))
+        lines.append(
+            f"  hand {d.hand + 1} trick {d.trick + 1}: {d.played}{mark} lost {d.lost:.2f} "
+            f"[{low:.2f}, {high:.2f}]; best {d.best} ({values})"
+        )
+    for totals in report.hands:
+        plays = f"{totals.decisions} play{'s' if totals.decisions != 1 else ''}"
+        lines.append(
+            f"  hand {totals.hand + 1}: {plays}, {totals.lost:.2f} points lost"
+            + _marks_said(totals.marks)
+        )
+    lines.append(f"game: {report.lost:.2f} points lost" + _marks_said(report.marks))
+    return "\n".join(lines)
+
+
+def _best_first(decision: Decision) -> list[tuple[str, float]]:
+    """The played card and the best first, then the others by value."""
+    rest = sorted(
+        (
+            item
+            for item in decision.expected.items()
+            if item[0] not in (decision.played, decision.best)
+        ),
+        key=lambda item: item[1],
+    )
+    first = [(decision.played, decision.expected[decision.played])]
+    if decision.best != decision.played:
+        first.append((decision.best, decision.expected[decision.best]))
+    return first + rest[:3]
+
+
+def _marks_said(marks: dict[str, int]) -> str:
+    said = [f"{count} {name}{'s' if count != 1 else ''}" for name, count in marks.items() if count]
+    return "; " + ", ".join(said) if said else ""

@@ -1,0 +1,79 @@
+"""The analysis of a game from one seat's information: a blunder is marked as one, a decision
+is valued the same whatever the hidden cards were (as long as the seat could not tell), the
+numbers add up per hand and game, and a whole record is analysed the same twice."""
+
+from __future__ import annotations
+
+import random
+
+from bots_sdk.analysis import MARKS, analyse_game, analyse_view
+from bots_sdk.referee.runner import run_match
+from bots_sdk.view import View
+from engine.rules import RuleSet
+from engine.state import GameState
+
+RULES = RuleSet.from_preset("standard", pass_cycle=["hold"])
+#: Seat 1 is last on a spade trick that 9S wins, holding only 3S and QS in spades (and no
+#: other suit it could play): QS takes its own queen.
+HANDS = [
+    ["2C", "6S", "2D", "3D", "4D", "5D", "6D", "7D", "8D", "9D", "TD", "JD", "QD"],
+    ["3C", "QS", "3S", "2H", "3H", "4H", "5H", "6H", "7H", "8H", "9H", "TH", "JH"],
+    ["AC", "5S", "KD", "AD", "QH", "KH", "AH", "4C", "5C", "6C", "7C", "8C", "9C"],
+    ["4S", "9S", "TC", "JC", "QC", "KC", "2S", "7S", "8S", "TS", "JS", "KS", "AS"],
+]
+PLAYS = ["2C", "3C", "AC", "TC", "5S", "9S", "6S"]
+
+
+def _state(hands: list[list[str]]) -> GameState:
+    return GameState.at_play(RULES, hands, plays=PLAYS)
+
+
+def test_taking_ones_own_queen_is_a_blunder_and_ducking_is_best() -> None:
+    view = View.from_observation(_state(HANDS).observation(1))
+    assert view.legal == ["3S", "QS"]
+    found = analyse_view(view, "QS", samples=40)
+    assert found is not None
+    assert found.best == "3S" and found.mark == "blunder"
+    assert found.lost >= dict(MARKS)["blunder"] and found.interval[0] > 0
+    assert found.expected["QS"] - found.expected["3S"] >= 10  # about the queen's 13
+    ducked = analyse_view(view, "3S", samples=40)
+    assert ducked is not None and ducked.mark == "" and ducked.lost == 0
+
+
+def test_the_hidden_cards_change_nothing_the_seat_could_not_tell() -> None:
+    # The unplayed cards of seats 0, 2 and 3 dealt again among them (each keeps its count and
+    # the suits it has shown): seat 1's view is the same, and so is its analysis.
+    rng = random.Random(5)
+    played = set(PLAYS)
+    for _ in range(3):
+        others = [0, 2, 3]
+        pool = [c for s in others for c in HANDS[s] if c not in played]
+        rng.shuffle(pool)
+        shuffled = [list(h) for h in HANDS]
+        for s in others:
+            kept = [c for c in HANDS[s] if c in played]
+            count = len(HANDS[s]) - len(kept)
+            shuffled[s] = kept + pool[:count]
+            pool = pool[count:]
+        a = View.from_observation(_state(HANDS).observation(1))
+        b = View.from_observation(_state(shuffled).observation(1))
+        assert a.to_dict() == b.to_dict() and shuffled != HANDS
+        assert analyse_view(a, "QS", samples=30) == analyse_view(b, "QS", samples=30)
+
+
+def test_a_game_is_analysed_the_same_twice_and_its_totals_add_up() -> None:
+    game = run_match("standard", 9, ["heuristic", "random", "low", "heuristic"], hands=2)
+    record = game.games[0].to_dict()
+    report = analyse_game(record, seat=1, samples=12)
+    assert report == analyse_game(record, seat=1, samples=12)
+    assert report.decisions and {d.hand for d in report.decisions} <= {0, 1}
+    for totals in report.hands:
+        mine = [d for d in report.decisions if d.hand == totals.hand]
+        assert totals.decisions == len(mine)
+        assert abs(totals.lost - sum(d.lost for d in mine)) < 1e-6
+    assert sum(report.marks.values()) == sum(1 for d in report.decisions if d.mark)
+    for decision in report.decisions:
+        assert decision.played in decision.expected and decision.best in decision.expected
+        assert decision.lost >= 0 and decision.interval[0] <= decision.lost + 1e-9
+    # random plays at seat 1: it blunders now and then; the heuristic at seat 0 less
+    assert report.lost > analyse_game(record, seat=0, samples=12).lost
