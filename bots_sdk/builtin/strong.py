@@ -65,6 +65,18 @@ __all__ = ["Deals", "StrongBot", "choices"]
 _ROLLOUTS_PER_SECOND = 1500
 
 
+def clocked(limit: int, time_left: float | None) -> int:
+    """The rollouts a pass or a play may take with ``time_left`` seconds on its clock:
+    ``limit``, unless the clock is too short for it at a slow machine's rate. A ladder's clock
+    (a second a move and a bank of ten) leaves strong its whole budget, pass and play, so it
+    plays there as it plays off the clock.
+
+    >>> clocked(10_000, 11.0), clocked(2_000, 11.0), clocked(10_000, 1.0), clocked(5, None)
+    (10000, 2000, 1500, 5)
+    """
+    return limit if time_left is None else min(limit, int(time_left * _ROLLOUTS_PER_SECOND))
+
+
 class StrongBot(HeuristicBot):
     """Passes and plays chosen by determinized search: ``budget`` rollouts a play
     (fewer when its clock runs low), or, given ``think``, as many as fit in that many seconds.
@@ -133,7 +145,7 @@ class StrongBot(HeuristicBot):
         if view.time_left is not None:
             if view.time_left < 0.05:
                 return heuristic
-            limit = min(limit, int(view.time_left * _ROLLOUTS_PER_SECOND / 4))
+            limit = clocked(limit, view.time_left)
             deadline = started + view.time_left / 4
         try:
             template = pass_template(view, self.rng)
@@ -181,7 +193,7 @@ class StrongBot(HeuristicBot):
         if self.think is not None:
             deadline, limit = started + self.think, 1 << 30
         if view.time_left is not None:
-            limit = min(limit, int(view.time_left * _ROLLOUTS_PER_SECOND))
+            limit = clocked(limit, view.time_left)
             guard = started + view.time_left / 4  # (only a stalled machine gets here)
             deadline = guard if deadline is None else min(deadline, guard)
         moon = self.weigh_moon and moon_in_reach(view, self.moon_hand)
