@@ -30,7 +30,7 @@ from bots_sdk.protocol import PHASE_DECISIONS
 from bots_sdk.referee.stats import mean_ci
 from bots_sdk.reproduce import game_of
 from bots_sdk.sampling import SamplingError, Simulation
-from bots_sdk.search import Deals, Rollout, choices, evaluate, moon_in_reach
+from bots_sdk.search import Deals, Rollout, choices, evaluate, moon_in_reach, quick_pass
 from bots_sdk.view import View
 from engine.cards import CARD_RANK, CARD_SUIT, CARD_TEXTS
 from engine.rules import RuleSet
@@ -278,3 +278,51 @@ def _best_first(decision: Decision) -> list[tuple[str, float]]:
 def _marks_said(marks: dict[str, int]) -> str:
     said = [f"{count} {name}{'s' if count != 1 else ''}" for name, count in marks.items() if count]
     return "; " + ", ".join(said) if said else ""
+
+
+# --- the luck of the deal -----------------------------------------------------------------------
+
+#: Playouts a deal's luck is averaged over unless told.
+LUCK_SAMPLES: Final = 64
+
+
+def deal_luck(
+    rules: RuleSet,
+    deal: list[list[str]],
+    hand_number: int = 0,
+    samples: int = LUCK_SAMPLES,
+    kitty: list[str] | None = None,
+) -> tuple[float, ...] | None:
+    """Each seat's expected points from a deal as dealt, before anyone chose anything: every
+    seat passing as the heuristic would and playing by strong's rollout policy with every hand
+    in view, averaged over ``samples`` playouts (the policy's few random choices differ from
+    one to the next; the random numbers come from the deal). What the cards alone gave each
+    seat: set beside the points it took, a standing reads as luck and skill apart. None where
+    the hand starts with a decision other than passing or playing (a hakem's trumps).
+
+    >>> rules = RuleSet.from_preset("standard")
+    >>> deal = [[r + s for r in "23456789TJQKA"] for s in "CDHS"]  # each seat a whole suit
+    >>> luck = deal_luck(rules, deal, samples=8)
+    >>> luck, sum(luck)  # the hearts and the spades are what their holders cannot pass off
+    ((11.0, 0.0, 13.0, 2.0), 26.0)
+    """
+    text = json.dumps([METHOD, rules.to_spec(), deal, kitty, hand_number, samples], default=str)
+    rng = random.Random(hashlib.sha256(text.encode()).digest())
+    here = rules
+    direction = rules.pass_direction(hand_number)
+    if rules.pass_cycle != (direction,):
+        here = rules.with_overrides(pass_cycle=[direction])
+    start = GameState(here, None, deal=deal, kitty=kitty)
+    count = rules.pass_count
+    while start.phase is Phase.PASS:
+        for index in quick_pass(here, start.hands[start.current], count):
+            start.apply_index(index)
+    if start.phase is not Phase.PLAY:
+        return None
+    rollout = Rollout(here)
+    totals = [0.0] * rules.players
+    for _ in range(samples):
+        scores = rollout.finish(start.clone(), random.Random(rng.getrandbits(32)))
+        for seat, score in enumerate(scores):
+            totals[seat] += score
+    return tuple(round(total / samples, 3) for total in totals)

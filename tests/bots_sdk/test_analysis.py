@@ -77,3 +77,33 @@ def test_a_game_is_analysed_the_same_twice_and_its_totals_add_up() -> None:
         assert decision.lost >= 0 and decision.interval[0] <= decision.lost + 1e-9
     # random plays at seat 1: it blunders now and then; the heuristic at seat 0 less
     assert report.lost > analyse_game(record, seat=0, samples=12).lost
+
+
+def test_a_deals_luck_sums_to_its_points_and_favours_the_low_cards() -> None:
+    from bots_sdk.analysis import deal_luck
+
+    rules = RuleSet.from_preset("standard", pass_cycle=["hold"])
+    # Seat 0: the lowest three of every suit and the 5C: it can duck everything. Seat 3: the
+    # queen of spades unguarded and high hearts.
+    low = [r + s for s in "CDHS" for r in "234"] + ["5C"]
+    high = ["QS", "KH", "QH", "JH", "TH", "9H", "5D", "6D", "7D", "6C", "7C", "8C", "9C"]
+    rest = [r + s for s in "CDHS" for r in "23456789TJQKA" if r + s not in low + high]
+    deal = [low, rest[:13], rest[13:], high]
+    luck = deal_luck(rules, deal, samples=32)
+    assert luck is not None and luck == deal_luck(rules, deal, samples=32)
+    total = sum(luck)  # (each figure rounded to 3 places)
+    assert 26 - 0.01 <= total <= 78 + 0.01  # 26 a hand; a moon shot adds 52 for the others
+    assert luck[0] == min(luck) < total / 4 < max(luck)
+    for seed in range(3):  # any deal: what the seats expect is what the hand hands out
+        state = GameState(RuleSet.from_preset("persian"), seed=seed)
+        dealt = [state.hand_of(s) for s in range(4)]
+        found = deal_luck(state.rules, dealt, samples=16)
+        assert found is not None and 26 - 0.01 <= sum(found) <= 78 + 0.01
+
+
+def test_a_hand_that_begins_with_trumps_has_no_luck_figure() -> None:
+    from bots_sdk.analysis import deal_luck
+
+    state = GameState(RuleSet.from_preset("hokm_40"), seed=1)
+    dealt = [state.hand_of(s) for s in range(state.rules.players)]
+    assert deal_luck(state.rules, dealt, samples=4) is None
