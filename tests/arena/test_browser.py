@@ -562,6 +562,19 @@ def test_the_api_token_is_copied_with_one_click(tab: Tab, world: World) -> None:
 # --- the same pages in Persian, right to left ------------------------------------------------
 
 
+#: The commands and names in running text (``code`` outside ``pre``) that take more than one
+#: line: each line box of an element is one of its client rects.
+COMMANDS_BROKEN = """() => [...document.querySelectorAll("code")]
+  .filter((c) => !c.closest("pre") && c.textContent.length < 60)
+  .filter((c) => {
+    const range = document.createRange();
+    range.selectNodeContents(c);
+    const tops = new Set([...range.getClientRects()].map((r) => Math.round(r.top)));
+    return tops.size > 1;
+  })
+  .map((c) => c.textContent)"""
+
+
 @pytest.mark.parametrize("name", PAGE_NAMES)
 @pytest.mark.parametrize("viewport", ["desktop", "phone"])
 def test_page_in_persian_is_right_to_left_fits_and_passes_axe(
@@ -581,6 +594,9 @@ def test_page_in_persian_is_right_to_left_fits_and_passes_axe(
             assert width <= PHONE["width"], f"{name} is {width}px wide on a phone"
         else:
             assert _axe_violations(page) == []
+            # A command in a sentence is never broken across lines (it fits on one here).
+            broken = page.evaluate(COMMANDS_BROKEN)
+            assert broken == [], f"{name}: commands broken across lines: {broken}"
         tab.shoot(f"fa-{name}-{viewport}")
         assert not tab.problems, tab.problems
     finally:
