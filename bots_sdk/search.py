@@ -20,6 +20,7 @@ times more rollouts in the same time.
 
 from __future__ import annotations
 
+import math
 import random
 import time
 from collections import Counter
@@ -865,4 +866,4 @@ def evaluate(
             ducked[number].append(scores[seat] - (sum(scores) - scores[seat]) / others)
     if not moon:
         return ducked
-    return [b if sum(b) < sum(a) else a for a, b in zip(ducked, shot, strict=True)]
+    return [b if math.fsum(b) < math.fsum(a) else a for a, b in zip(ducked, shot, strict=True)]

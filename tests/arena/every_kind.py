@@ -165,7 +165,7 @@ def standard_ladder() -> Ladder:
     ladder, _ = Ladder.objects.get_or_create(
         name="standard", defaults={"rules": "standard", "table_size": 4}
     )
-    for name in ("random", "low", "heuristic", "montecarlo"):
+    for name in sorted(BUILTIN):  # (migrations 0002 and 0026)
         LadderEntry.objects.get_or_create(ladder=ladder, builtin=name)
     return ladder
 
@@ -256,6 +256,11 @@ def build() -> EveryKind:
         requested_by=owner,
     )
     world.matches["challenge/finished/six seats"] = _finished(cancellation).pk
+    levels = [services.SeatSpec(builtin=b) for b in ("strong-1", "strong-2", "strong-3", "strong")]
+    strong = services.match_create(  # (the strength levels, queued: their pages list it)
+        kind=Match.Kind.CHALLENGE, seats=levels, hands=1, requested_by=owner
+    )
+    world.matches["challenge/queued/the strength levels"] = strong.pk
 
     # --- validation matches (the kind exists; a version's validation is a job, not a row)
     validators = [services.SeatSpec(builtin=b) for b in services.VALIDATORS]
