@@ -28,6 +28,7 @@ from arena.models import (
     VersionRating,
 )
 from arena.services import ratings
+from bots_sdk.builtin import BUILTIN
 
 pytestmark = pytest.mark.django_db
 PRINTED = 0.05  # the API prints a tenth of a point
@@ -108,7 +109,7 @@ def test_a_few_new_results_are_folded_into_the_kept_fit_and_rate_as_a_full_refit
     _finish(ladder, seats, 4000, rng)
     services.ratings_recompute(ladder=ladder)
     kept = RatingFit.objects.get(ladder=ladder)
-    assert (kept.tables, kept.folds) == (4000, 0) and len(kept.names) == 12 + 4
+    assert (kept.tables, kept.folds) == (4000, 0) and len(kept.names) == 12 + len(BUILTIN)
     assert not Match.objects.filter(ladder=ladder, rated=False).exists()
     for rounds in range(1, 4):
         _finish(ladder, seats, 3, rng)
