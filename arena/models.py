@@ -414,6 +414,13 @@ class MatchSeat(models.Model):
     stderr = models.TextField(blank=True, default="")
     #: What each hand added to this seat's total (from the record; voids left out).
     hand_scores = models.JSONField(default=list)
+    #: The luck of the deal: what this seat's cards were worth, hand by hand, in expected
+    #: points under the reference policy (:func:`bots_sdk.analysis.deal_luck`), as the runner
+    #: valued them (null for a hand not valued); empty when the match was not valued.
+    hand_expected = models.JSONField(default=list)
+    #: The sum of ``hand_expected`` over the hands valued, beside ``score``: below it, the seat
+    #: played better than its cards; null when not valued.
+    expected = models.FloatField(null=True, blank=True)
     #: The tournament entry that played the seat, for tournament matches.
     tournament_entry = models.ForeignKey(
         TournamentEntry, null=True, blank=True, on_delete=models.SET_NULL
@@ -504,6 +511,56 @@ class Comparison(models.Model):
 
     def __str__(self) -> str:
         return f"comparison {self.pk} of {self.bot_id} ({self.status})"
+
+
+class Analysis(models.Model):
+    """One seat of a finished match analysed decision by decision (:mod:`bots_sdk.analysis`)
+    on the runners: asked for by a user, made once per match, seat, samples and method and
+    kept (the next user to ask reads it)."""
+
+    class Status(models.TextChoices):
+        #: Sent to the runners; no report yet.
+        QUEUED = "queued", _("queued")
+        #: The report is stored.
+        DONE = "done", _("done")
+        #: No report: ``error`` says why (asking again tries again).
+        FAILED = "failed", _("failed")
+
+    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="analyses")
+    #: The seat analysed, from 0.
+    seat = models.PositiveSmallIntegerField()
+    #: Samples per decision.
+    samples = models.PositiveIntegerField()
+    #: The method (:data:`bots_sdk.analysis.METHOD`): a new one makes new reports.
+    method = models.CharField(max_length=32)
+    #: See :class:`Status`.
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.QUEUED)
+    #: Who asked first (their allowance paid for it).
+    requested_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL
+    )
+    #: The current claim's token: a runner's report is stored only under it.
+    claim_token = models.CharField(max_length=64, blank=True, default="")
+    #: The report (:meth:`bots_sdk.analysis.Report.to_dict`).
+    report = models.JSONField(null=True, blank=True)
+    #: Why there is no report.
+    error = models.TextField(blank=True, default="")
+    created_at = models.DateTimeField(auto_now_add=True)
+    #: When it was last sent to the runners (the reaper ends one no runner answered).
+    sent_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["match", "seat", "samples", "method"], name="analysis_once"
+            ),
+        ]
+        indexes = [models.Index(fields=["requested_by", "created_at"], name="analysis_by_user")]
+
+    def __str__(self) -> str:
+        return f"analysis of seat {self.seat} of match {self.match_id} ({self.status})"
 
 
 class PlayHold(models.Model):

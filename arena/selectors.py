@@ -36,6 +36,7 @@ from arena.domain import formats
 from arena.domain.rows import NamedBot, Ranking, Standing
 from arena.domain.scheduling import SprtResult, head_to_head, standings_order
 from arena.models import (
+    Analysis,
     ApiToken,
     Bot,
     BotVersion,
@@ -51,6 +52,7 @@ from arena.models import (
     VersionRating,
 )
 from arena.text import clean_text
+from bots_sdk.analysis import METHOD as ANALYSIS_METHOD
 from bots_sdk.ids import parse_id
 from bots_sdk.referee.players import public_fault
 from bots_sdk.referee.stats import mean_ci, points_floor
@@ -315,6 +317,52 @@ def recent_uploads(
         if bot == bot_id and created >= bot_since:
             by_bot.append(created)
     return RecentUploads(sorted(by_user), sorted(by_bot), sorted(failed))
+
+
+def analysis_find(match: Match, seat: int, samples: int) -> Analysis | None:
+    """The analysis of ``match``'s seat with ``samples`` per decision by today's method, if
+    anyone asked for it."""
+    return Analysis.objects.filter(
+        match=match, seat=seat, samples=samples, method=ANALYSIS_METHOD
+    ).first()
+
+
+def analyses_of(match: Match, samples: int) -> list[Analysis]:
+    """The analyses of ``match``'s seats with ``samples`` per decision by today's method."""
+    return list(
+        Analysis.objects.filter(match=match, samples=samples, method=ANALYSIS_METHOD).order_by(
+            "seat"
+        )
+    )
+
+
+def analyses_asked(user: Any, since: Any) -> list[Any]:
+    """When ``user`` asked for the analyses they asked for first since ``since``, oldest first
+    (their allowance's count)."""
+    if not user.is_authenticated:
+        return []
+    return list(
+        Analysis.objects.filter(requested_by=user, created_at__gte=since)
+        .order_by("created_at")
+        .values_list("created_at", flat=True)
+    )
+
+
+def analysis_document(analysis: Analysis) -> dict[str, Any]:
+    """An analysis as the API gives it: where it stands, and once done the report
+    (:meth:`bots_sdk.analysis.Report.to_dict`, the numbers ``bidel analyse --json`` prints)."""
+    document: dict[str, Any] = dict(analysis.report or {}) if analysis.status == "done" else {}
+    document.update(
+        match=analysis.match_id,
+        seat=analysis.seat,
+        samples=analysis.samples,
+        method=analysis.method,
+        status=analysis.status,
+        error=analysis.error,
+        requested_at=analysis.created_at.isoformat(),
+        finished_at=analysis.finished_at.isoformat() if analysis.finished_at else None,
+    )
+    return document
 
 
 def can_see_logs(user: Any, bot: Bot) -> bool:
@@ -684,6 +732,7 @@ def tournament_standings(tournament: Tournament) -> list[Standing]:
     wins: dict[str, int] = defaultdict(int)
     matches: dict[str, set[int]] = defaultdict(set)
     faults: dict[str, int] = defaultdict(int)
+    luck: dict[str, list[float]] = defaultdict(list)
     labels: dict[str, tuple[TournamentEntry, Any]] = {}
     for seat in tournament_finished_seats(tournament):
         entry = seat.tournament_entry
@@ -698,6 +747,7 @@ def tournament_standings(tournament: Tournament) -> list[Standing]:
         wins[key] += seat.rank == 0
         matches[key].add(seat.match_id)  # (a bot in two seats of one match plays it once)
         faults[key] += len(seat.faults)
+        luck[key] += [value for value in seat.hand_expected or [] if value is not None]
     rows = []
     for key in standings_order(points, wins, hands):
         values = (
@@ -720,6 +770,7 @@ def tournament_standings(tournament: Tournament) -> list[Standing]:
                 matches=len(matches[key]),
                 wins=wins[key],
                 faults=faults[key],
+                expected_per_hand=round(statistics.fmean(luck[key]), 3) if luck[key] else None,
             )
         )
     rows = formats.get(tournament.format).standings(tournament, rows)

@@ -81,11 +81,15 @@ def ladders_fill() -> int:
 
 @shared_task(name="arena.matches_reap")
 def matches_reap() -> int:
-    """Periodic: re-queue matches whose worker or runner was lost; end validations no runner
-    answered, and people's games no runner of theirs began."""
+    """Periodic: re-queue matches whose worker or runner was lost; end validations and
+    analyses no runner answered, and people's games no runner of theirs began."""
     expired = people.human_games_expire()  # first: such a game is not worth sending again
     return (
-        expired + services.matches_reap() + dispatch.matches_resend() + dispatch.versions_expire()
+        expired
+        + services.matches_reap()
+        + dispatch.matches_resend()
+        + dispatch.versions_expire()
+        + dispatch.analyses_expire()
     )
 
 

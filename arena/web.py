@@ -54,6 +54,7 @@ from arena.paging import CappedPaginator
 from arena.services import accounts, people
 from arena.templatetags.arena_i18n import digits
 from arena.uploads import UploadError, read_upload
+from bots_sdk.analysis import SAMPLES as ANALYSIS_SAMPLES
 from bots_sdk.builtin import BUILTIN
 from bots_sdk.ids import parse_id
 from bots_sdk.referee.frames import replay_frames, table_shape
@@ -402,6 +403,14 @@ def match_page(request: HttpRequest, match_id: int) -> HttpResponse:
         ],
         "finished": match.status == Match.Status.FINISHED,
         "live_url": f"/ws/matches/{match.pk}/live/" if live else "",
+        "valued": any(seat.expected is not None for seat in seats),
+        "analysis_samples": ANALYSIS_SAMPLES,
+        "analyses_json": json.dumps(
+            {
+                analysis.seat: selectors.analysis_document(analysis)
+                for analysis in selectors.analyses_of(match, ANALYSIS_SAMPLES)
+            }
+        ),
     }
     return render(request, "arena/match.html", context)
 

@@ -23,17 +23,18 @@ import hashlib
 import json
 import random
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from typing import Any, Final
 
-from bots_sdk.protocol import PHASE_DECISIONS
+from bots_sdk.protocol import PHASE_DECISIONS, clean_text
+from bots_sdk.referee.jobs import JOB_VERSION, JobError, JobResult
 from bots_sdk.referee.stats import mean_ci
 from bots_sdk.reproduce import game_of
 from bots_sdk.sampling import SamplingError, Simulation
 from bots_sdk.search import Deals, Rollout, choices, evaluate, moon_in_reach, quick_pass
 from bots_sdk.view import View
 from engine.cards import CARD_RANK, CARD_SUIT, CARD_TEXTS
-from engine.rules import RuleSet
+from engine.rules import RulesError, RuleSet
 from engine.state import GameState, Phase
 
 #: Points a hand lost at one decision (the interval's middle) from which it is marked, the
@@ -88,6 +89,35 @@ class Report:
     def to_dict(self) -> dict[str, Any]:
         """The report as JSON-ready data (what the API and ``bidel analyse --json`` give)."""
         return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Report:
+        """A report from :meth:`to_dict`'s data (the platform's, say); KeyError, TypeError or
+        ValueError for data of another shape."""
+        return cls(
+            seat=int(data["seat"]),
+            samples=int(data["samples"]),
+            method=str(data["method"]),
+            decisions=tuple(
+                Decision(
+                    hand=int(d["hand"]),
+                    trick=int(d["trick"]),
+                    played=str(d["played"]),
+                    best=str(d["best"]),
+                    expected={str(k): float(v) for k, v in d["expected"].items()},
+                    lost=float(d["lost"]),
+                    interval=(float(d["interval"][0]), float(d["interval"][1])),
+                    mark=str(d["mark"]),
+                )
+                for d in data["decisions"]
+            ),
+            hands=tuple(
+                HandTotals(int(h["hand"]), int(h["decisions"]), float(h["lost"]), dict(h["marks"]))
+                for h in data["hands"]
+            ),
+            lost=float(data["lost"]),
+            marks=dict(data["marks"]),
+        )
 
 
 def mark_of(lost: float) -> str:
@@ -326,3 +356,118 @@ def deal_luck(
         for seat, score in enumerate(scores):
             totals[seat] += score
     return tuple(round(total / samples, 3) for total in totals)
+
+
+# --- on the runners: analysis jobs, and a match's luck beside its result ---------------------
+
+#: The most samples a decision may be analysed on (an analysis job's bound on a runner).
+MAX_SAMPLES: Final = 2000
+
+
+def match_luck(game: Mapping[str, Any]) -> list[list[float] | None] | None:
+    """Each hand's luck of the deal (:func:`deal_luck`) from a game's record, a list per hand
+    (None for a hand it does not value); None when the record cannot be read: luck is a
+    reading beside a result, never a reason to lose one."""
+    try:
+        rules = RuleSet.from_spec(game["rules"])
+        found: list[list[float] | None] = []
+        for number, hand in enumerate(game["hands"]):
+            luck = deal_luck(rules, hand["deal"], number, kitty=hand.get("kitty"))
+            found.append(None if luck is None else list(luck))
+    except Exception:  # noqa: BLE001 — see above: the game stands without it
+        return None
+    return found
+
+
+def with_luck(result: JobResult) -> JobResult:
+    """A match job's result with its luck of the deal (the runner's, and the platform's own
+    in-process runs': one reading)."""
+    if result.kind != "match" or not result.ok or result.game is None:
+        return result
+    return replace(result, luck=match_luck(result.game))
+
+
+@dataclass(frozen=True)
+class AnalysisJob:
+    """A stored game's seat to analyse: the record as anyone may read it, the seat (from 0),
+    the samples per decision; ``ref`` the platform's analysis id and ``claim`` its token, as
+    a match job's (:mod:`bots_sdk.referee.jobs`)."""
+
+    ref: int
+    claim: str
+    record: dict[str, Any]
+    seat: int
+    samples: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "version": JOB_VERSION,
+            "kind": "analysis",
+            "ref": self.ref,
+            "claim": self.claim,
+            "record": self.record,
+            "seat": self.seat,
+            "samples": self.samples,
+        }
+
+    @classmethod
+    def from_dict(cls, data: Any) -> AnalysisJob:
+        if not isinstance(data, dict) or data.get("version") != JOB_VERSION:
+            raise JobError(f"not a version {JOB_VERSION} job")
+        if data.get("kind") != "analysis" or not isinstance(data.get("record"), dict):
+            raise JobError("not an analysis job")
+        try:
+            job = cls(
+                ref=int(data["ref"]),
+                claim=str(data["claim"]),
+                record=data["record"],
+                seat=int(data["seat"]),
+                samples=int(data["samples"]),
+            )
+        except (KeyError, TypeError, ValueError) as exc:
+            raise JobError(f"malformed job: {exc}") from None
+        if not 2 <= job.samples <= MAX_SAMPLES:
+            raise JobError(f"samples must be from 2 to {MAX_SAMPLES}, not {job.samples}")
+        return job
+
+
+def run_analysis(data: Any, runner: str = "") -> JobResult:
+    """Analyse an analysis job's seat (:func:`analyse_game`). Never raises: a malformed job or
+    a record that does not replay is a result saying why (``cause`` "job"); the runner's own
+    failure is "platform".
+
+    >>> job = {"version": JOB_VERSION, "kind": "analysis", "ref": 3, "record": {}}
+    >>> run_analysis(job).error
+    "malformed job: 'claim'"
+    >>> run_analysis({**job, "claim": "t", "seat": 0, "samples": 8}).cause  # no game in it
+    'job'
+    """
+    try:
+        job = AnalysisJob.from_dict(data)
+    except JobError as exc:
+        ref, claim = _identity(data)
+        return JobResult("analysis", ref, claim, False, cause="job", error=str(exc), runner=runner)
+
+    def failed(cause: str, exc: Exception) -> JobResult:
+        error = clean_text(f"{type(exc).__name__}: {exc}", 2000)
+        return JobResult(
+            "analysis", job.ref, job.claim, False, cause=cause, error=error, runner=runner
+        )
+
+    try:
+        report = analyse_game(job.record, job.seat, samples=job.samples)
+    except (RulesError, ValueError, KeyError, TypeError, IndexError) as exc:  # (RecordError too)
+        return failed("job", exc)
+    except Exception as exc:  # noqa: BLE001 — the runner's own failure, reported
+        return failed("platform", exc)
+    return JobResult("analysis", job.ref, job.claim, True, report=report.to_dict(), runner=runner)
+
+
+def _identity(data: Any) -> tuple[int, str]:
+    """The reference and claim of a job, as far as a malformed one says."""
+    if not isinstance(data, dict):
+        return 0, ""
+    try:
+        return int(data.get("ref", 0)), str(data.get("claim", ""))
+    except (TypeError, ValueError):
+        return 0, ""

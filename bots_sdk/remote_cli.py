@@ -26,7 +26,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from bots_sdk.analysis import SAMPLES, analyse_game, describe_report
+from bots_sdk.analysis import SAMPLES, Report, analyse_game, describe_report
 from bots_sdk.builds import build
 from bots_sdk.builds.languages import MANIFESTS, ManifestError
 from bots_sdk.loader import BotLoadError
@@ -145,6 +145,19 @@ def add_commands(commands: Any) -> None:
         type=int,
         default=SAMPLES,
         help=f"deals each play is valued on (default {SAMPLES}, as the platform's analysis)",
+    )
+    analyse.add_argument(
+        "--platform",
+        action="store_true",
+        help="ask the platform's runners instead of computing here (kept there for everyone; "
+        "a new one counts against your allowance): the same numbers",
+    )
+    analyse.add_argument(
+        "--wait",
+        type=float,
+        default=600.0,
+        metavar="SECONDS",
+        help="with --platform: how long to wait for the runners (default 600)",
     )
     again = command(
         "reproduce", "play a match again locally: your seat runs code, the others replay"
@@ -890,12 +903,44 @@ def _analyse(platform: Platform, args: argparse.Namespace) -> int:
                 raise Usage(f"which seat of match {match_id}? --seat N (from 1)")
             seat = yours[0]["seat"]
         where = f"match {match_id}"
+        if args.platform:
+            report = _analysis_from_platform(platform, match_id, seat, args)
+            _out(args, report.to_dict(), describe_report(report, where))
+            return 0
+    if args.platform:
+        raise Usage("--platform analyses a match on the platform: give its id, not a file")
     try:
         report = analyse_game(record, seat, samples=args.samples)
     except (RecordError, ValueError, KeyError, TypeError) as exc:
         raise Usage(f"cannot analyse {where}: {exc}") from None
     _out(args, report.to_dict(), describe_report(report, where))
     return 0
+
+
+def _analysis_from_platform(
+    platform: Platform, match_id: int, seat: int, args: argparse.Namespace
+) -> Report:
+    """The platform's analysis of a seat: asked for (or read, when someone did), then read
+    again until the runners have made it or ``--wait`` seconds have passed."""
+    path = f"/api/matches/{match_id}/analysis/{seat}/"
+    document = platform.post(path, {"samples": args.samples})
+    deadline = time.monotonic() + args.wait
+    pause = 0.5
+    while document.get("status") == "queued":
+        if time.monotonic() > deadline:
+            raise RemoteError(
+                f"the platform has not analysed match {match_id} within {args.wait:g} s: "
+                "it is queued there (run this again later: it will not be counted twice)"
+            )
+        time.sleep(pause)  # (a poll of a remote job: nothing to wait on but its answer)
+        pause = min(pause * 1.5, 5.0)
+        document = platform.get(path, samples=args.samples)
+    if document.get("status") != "done":
+        raise RemoteError(f"the platform could not analyse it: {document.get('error', '')}")
+    try:
+        return Report.from_dict(document)
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        raise RemoteError(f"the platform's analysis is not a report: {exc!r}") from None
 
 
 def _match_id(text: str) -> int:

@@ -29,6 +29,9 @@ Variables (all optional except SECRET_KEY when DEBUG is off):
 - ``UPLOAD_RATE`` / ``BOT_UPLOAD_RATE``: new versions uploaded per user and per bot
   (defaults 20/hour, 10/hour); ``UPLOAD_MAX_WAITING``: a user's versions waiting for their
   validation at once (default 3).
+- ``ANALYSIS_RATE``: analyses of a match's seat one user may ask for (default 30/day; one
+  another user asked for already is read for free); ``ANALYSIS_TIMEOUT_SECONDS``: how long one
+  may wait for a runner before it fails (default 1800).
 - ``REQUEST_BODY_MAX_BYTES`` / ``REQUEST_BODY_SECONDS``: the largest request body the server
   reads, and the time a client has to send it (defaults 1 MiB + 64 KiB, 60 s).
 """
@@ -246,6 +249,9 @@ MATCH_RESEND_SECONDS = env.int("MATCH_RESEND_SECONDS", 120, minimum=1)
 #: Seconds a validation may wait for a runner to play it before it is rejected as the
 #: platform's doing (arena.services.dispatch.versions_expire).
 VALIDATION_TIMEOUT_SECONDS = env.int("VALIDATION_TIMEOUT_SECONDS", 300, minimum=30)
+#: Seconds an analysis may wait for a runner before it fails, saying so
+#: (arena.services.dispatch.analyses_expire).
+ANALYSIS_TIMEOUT_SECONDS = env.int("ANALYSIS_TIMEOUT_SECONDS", 1800, minimum=30)
 
 # --- People at the table (/play/; docs/operations.md, "Limits on work") ----------------------
 # People's games open at once (queued or running), every visitor's together: the slots of the
@@ -306,6 +312,9 @@ REST_FRAMEWORK = {
         "uploads": env.rate("UPLOAD_RATE", "20/hour"),
         # Version comparisons an owner asks for (arena.services.comparisons: up to 48 matches each).
         "comparisons": env.rate("COMPARISON_RATE", "10/day"),
+        # Analyses of a match's seat a user asks for (each a few seconds to minutes of a
+        # runner's CPU); reading one that exists is free.
+        "analyses": env.rate("ANALYSIS_RATE", "30/day"),
         "bot_uploads": env.rate("BOT_UPLOAD_RATE", "10/hour"),
         # Failed tries, apart from those: versions rejected by their validation and uploads
         # refused for what they hold, per user.

@@ -1,6 +1,6 @@
-"""The runner's tasks: play a job, say what the sandbox can do. Thin shells over
-:func:`bots_sdk.referee.jobs.run_job` (JSON in, JSON out; names explicit so queued work survives a
-refactoring)."""
+"""The runner's tasks: play a job, analyse a stored game's seat, say what the sandbox can do.
+Thin shells over :func:`bots_sdk.referee.jobs.run_job` and :func:`bots_sdk.analysis.run_analysis`
+(JSON in, JSON out; names explicit so queued work survives a refactoring)."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from celery.signals import worker_ready, worker_shutdown
 from celery.worker.control import inspect_command
 
 from bots_sdk import runtime
+from bots_sdk.analysis import run_analysis, with_luck
 from bots_sdk.referee.jobs import Job, JobError, JobResult, run_job
 from bots_sdk.sandbox import SandboxUnavailable, default_launcher, per_bot_limits
 from hearts_runner import heartbeat, live
@@ -127,5 +128,15 @@ def _play(runner: str, job: dict[str, Any], budget: float | None = None) -> dict
             people=people,
             budget=budget,
         )
+        result = with_luck(result)  # (a match's: what its deals alone were worth to each seat)
+    current_app.send_task("arena.job_finished", args=[result.to_dict()], queue=PLATFORM_QUEUE)
+    return {"kind": result.kind, "ref": result.ref, "ok": result.ok, "cause": result.cause}
+
+
+@shared_task(name="runner.analyse", bind=True)
+def analyse(self: Any, job: dict[str, Any]) -> dict[str, Any]:
+    """Analyse a stored game's seat (:func:`bots_sdk.analysis.run_analysis`: no bot runs, no
+    sandbox needed) and send the report to the platform (``arena.job_finished``)."""
+    result = run_analysis(job, runner=self.request.hostname or socket.gethostname())
     current_app.send_task("arena.job_finished", args=[result.to_dict()], queue=PLATFORM_QUEUE)
     return {"kind": result.kind, "ref": result.ref, "ok": result.ok, "cause": result.cause}

@@ -26,6 +26,8 @@ from arena.models import (
 )
 from arena.services import CHALLENGE_MAX_HANDS, SeatSpec
 from arena.text import clean_text
+from bots_sdk.analysis import MAX_SAMPLES as ANALYSIS_MAX_SAMPLES
+from bots_sdk.analysis import SAMPLES as ANALYSIS_SAMPLES
 from bots_sdk.builtin import BUILTIN
 from engine.rules import PRESETS
 
@@ -497,7 +499,25 @@ class SeatSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = MatchSeat
-        fields = ["seat", "player", "bot", "version", "score", "rank", "faults"]
+        fields = [
+            "seat",
+            "player",
+            "bot",
+            "version",
+            "score",
+            "rank",
+            "faults",
+            "expected",
+            "hand_expected",
+        ]
+        extra_kwargs = {
+            "expected": {
+                "help_text": "The luck of the deal: the points this seat's cards were worth in "
+                "all, before anyone chose (expected under the reference policy); a score "
+                "below it played better than its cards. Null when not valued."
+            },
+            "hand_expected": {"help_text": "The same, hand by hand (null: a hand not valued)."},
+        }
 
     @extend_schema_field(NamedBotSerializer)
     def get_bot(self, seat: MatchSeat) -> dict[str, Any]:
@@ -546,6 +566,15 @@ class MatchSerializer(serializers.ModelSerializer):
         """The deal seed, once the match is finished (null before: nobody may know the deals
         of a match still to be played)."""
         return match.seed if match.status == Match.Status.FINISHED else None
+
+
+class AnalysisRequestSerializer(serializers.Serializer):
+    samples = serializers.IntegerField(
+        required=False,
+        min_value=2,
+        max_value=ANALYSIS_MAX_SAMPLES,
+        help_text=f"deals each play is valued on (default {ANALYSIS_SAMPLES}, as bidel analyse)",
+    )
 
 
 class ChallengeSerializer(serializers.Serializer):
@@ -651,3 +680,8 @@ class StandingSerializer(serializers.Serializer):
     matches = serializers.IntegerField()
     wins = serializers.IntegerField()
     faults = serializers.IntegerField()
+    expected_per_hand = serializers.FloatField(
+        allow_null=True,
+        help_text="The luck of its deals: points per hand its cards were worth (expected under "
+        "the reference policy, before anyone chose); null when none was valued.",
+    )

@@ -175,3 +175,22 @@ def upload_throttle_check(request: Any, *, bot_id: int) -> Allowance:
     if refusal:
         raise exceptions.Throttled(wait=allowance.wait, detail=refusal)
     return allowance
+
+
+def analysis_throttle_check(user: Any) -> None:
+    """Whether ``user`` may ask for a new analysis now (scope ``analyses``, ``ANALYSIS_RATE``,
+    counted from the analyses stored that they asked for first): :class:`Throttled` (429, with
+    Retry-After) when none is left. Reading an analysis that exists costs nothing."""
+    from arena import selectors
+
+    rate, limit, span = _rate("analyses")
+    now = timezone.now()
+    asked = selectors.analyses_asked(user, now - timedelta(seconds=span))
+    if len(asked) < limit:
+        return
+    frees = asked[len(asked) - limit] + timedelta(seconds=span)  # when one drops out
+    raise exceptions.Throttled(
+        wait=max(1.0, (frees - now).total_seconds()),
+        detail=gettext("too many analyses asked for by one user: the limit is %(rate)s")
+        % {"rate": rate},
+    )

@@ -29,6 +29,7 @@ from arena.api.throttles import (
     ComparisonThrottle,
     PasswordCheckThrottle,
     PasswordResetEmailThrottle,
+    analysis_throttle_check,
     upload_allowance,
     upload_refused,
     upload_throttle_check,
@@ -37,6 +38,7 @@ from arena.errors import error_messages
 from arena.models import ApiToken
 from arena.services import accounts, comparisons, tournaments
 from arena.uploads import UploadError, read_upload
+from bots_sdk.analysis import SAMPLES as ANALYSIS_SAMPLES
 from bots_sdk.ids import ID_PATTERN, parse_id
 
 logger = logging.getLogger(__name__)
@@ -577,6 +579,53 @@ class MatchViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Ge
         if match.record is None:
             raise exceptions.NotFound("the match has not finished")
         return Response(selectors.match_public_record(match))
+
+    @extend_schema(
+        parameters=[
+            OpenApiParameter(
+                "samples",
+                int,
+                description=f"deals each play is valued on (default {ANALYSIS_SAMPLES})",
+            )
+        ],
+        request=s.AnalysisRequestSerializer,
+        responses={
+            200: OpenApiResponse(
+                dict, description="the analysis: status, and once done the report"
+            ),
+            202: OpenApiResponse(dict, description="asked for: on its way to a runner"),
+            404: OpenApiResponse(s.ERROR_SCHEMA, description="not asked for yet (GET)"),
+            429: OpenApiResponse(s.ERROR_SCHEMA, description="the user's allowance is spent"),
+        },
+    )
+    @action(detail=True, methods=["get", "post"], url_path=r"analysis/(?P<seat>[0-9]{1,2})")
+    def analysis(self, request: Request, seat: str, pk: str | None = None) -> Response:
+        """A seat's analysis, decision by decision (``bidel analyse``'s numbers, made on the
+        runners): GET reads it, POST asks for it (signed in; kept for everyone once made, and
+        counted against the asker's allowance only when new). ``seat`` from 0."""
+        match = self.get_object()
+        source = request.data if request.method == "POST" else request.query_params
+        data = s.AnalysisRequestSerializer(data={k: source[k] for k in ("samples",) if k in source})
+        data.is_valid(raise_exception=True)
+        samples = data.validated_data.get("samples", ANALYSIS_SAMPLES)
+        found = selectors.analysis_find(match, int(seat), samples)
+        if request.method == "GET":
+            if found is None:
+                raise exceptions.NotFound(
+                    f"seat {seat} of match {match.pk} has not been analysed with {samples} "
+                    "samples: POST to this address to ask for it"
+                )
+            return Response(selectors.analysis_document(found))
+        if found is None or found.status == found.Status.FAILED:
+            analysis_throttle_check(request.user)
+        analysis = services.analysis_request(
+            user=request.user, match_id=match.pk, seat=int(seat), samples=samples
+        )
+        done = analysis.status == analysis.Status.DONE
+        return Response(
+            selectors.analysis_document(analysis),
+            status=status.HTTP_200_OK if done else status.HTTP_202_ACCEPTED,
+        )
 
     @extend_schema(responses={200: dict})
     @action(detail=True, methods=["get"], permission_classes=[permissions.IsAuthenticated])

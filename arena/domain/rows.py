@@ -86,3 +86,7 @@ class Standing(Row):
     matches: int
     wins: int
     faults: int
+    #: The luck of its deals: the points per hand its cards were worth under the reference
+    #: policy (:func:`bots_sdk.analysis.deal_luck`), over the hands valued; None for none.
+    #: Below it, ``mean_points_per_hand`` is skill.
+    expected_per_hand: float | None = None

@@ -51,8 +51,12 @@ from arena.services.bots import (
     version_upload,
 )
 from arena.services.dispatch import (
+    ANALYSIS_TIMEOUT,
     CLOCK,
     VALIDATION_TIMEOUT,
+    analyses_expire,
+    analysis_request,
+    analysis_run,
     job_started,
     job_store,
     match_dispatch,
@@ -107,6 +111,7 @@ from arena.services.ratings import (
 )
 
 __all__ = [
+    "ANALYSIS_TIMEOUT",
     "CHALLENGE_MAX_HANDS",
     "CLOCK",
     "DEFAULT_LADDER",
@@ -126,6 +131,9 @@ __all__ = [
     "VALIDATION_HANDS",
     "VALIDATION_TIMEOUT",
     "VALIDATORS",
+    "analyses_expire",
+    "analysis_request",
+    "analysis_run",
     "bot_create",
     "bot_retire",
     "bot_update",

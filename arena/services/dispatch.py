@@ -18,10 +18,12 @@ from datetime import timedelta
 from typing import Any
 
 from django.conf import settings
+from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
 
-from arena.models import BotVersion, Match
+from arena import selectors
+from arena.models import Analysis, BotVersion, Match
 from arena.services import matches
 from arena.services.bots import VALIDATION_HANDS, VALIDATORS, version_settle
 from arena.services.matches import (
@@ -35,6 +37,7 @@ from arena.services.matches import (
 )
 from arena.services.messages import send
 from arena.text import clean_text
+from bots_sdk.analysis import MAX_SAMPLES, METHOD, AnalysisJob, run_analysis, with_luck
 from bots_sdk.referee.jobs import Job, JobResult, run_job
 from bots_sdk.referee.participants import Participant
 from bots_sdk.referee.players import Fault, PersonLimits
@@ -134,11 +137,8 @@ def match_run(*, match_id: int) -> Match | None:
     job = _match_job(match)
     publish = live.publisher_for(job.kind, job.ref, job.claim, wanted=bool(job.live))
     people = live.people_for(job.claim, job.person)
-    job_store(
-        result=run_job(
-            job, unsafe=settings.BIDEL_UNSAFE_NO_SANDBOX, publish=publish, people=people
-        ).to_dict()
-    )
+    result = run_job(job, unsafe=settings.BIDEL_UNSAFE_NO_SANDBOX, publish=publish, people=people)
+    job_store(result=with_luck(result).to_dict())
     return Match.objects.get(pk=match_id)
 
 
@@ -219,6 +219,7 @@ def _store_match(result: JobResult) -> bool:
                 attempt=match.attempts,
                 result=result.game or {},
                 claim=result.claim,
+                luck=result.luck,
             )
         except Exception as exc:  # noqa: BLE001 — a record that does not replay is no result
             logger.exception("match %s: the result does not replay", result.ref)
@@ -344,6 +345,93 @@ def versions_expire() -> int:
     return expired
 
 
+# --- analyses -----------------------------------------------------------------------------
+
+#: An analysis no runner has answered in this long ends failed, saying so (asking again
+#: sends it again).
+ANALYSIS_TIMEOUT = settings.ANALYSIS_TIMEOUT_SECONDS
+
+
+@transaction.atomic
+def analysis_request(*, user: Any, match_id: int, seat: int, samples: int) -> Analysis:
+    """Ask for a finished match's seat to be analysed with ``samples`` per decision: the
+    analysis kept for it (whoever asked first), else a new one sent to the runners; one that
+    failed is sent again. ValidationError for a match not finished, a seat it does not have,
+    or samples out of bounds."""
+    match = Match.objects.select_for_update().get(pk=match_id)
+    if match.status != Match.Status.FINISHED or match.record is None:
+        raise ValidationError("only a finished match can be analysed: this one has not finished")
+    players = match.seats.count()
+    if not 0 <= seat < players:
+        raise ValidationError({"seat": f"this match seats {players}: a seat is 0 to {players - 1}"})
+    if not 2 <= samples <= MAX_SAMPLES:
+        raise ValidationError({"samples": f"samples must be from 2 to {MAX_SAMPLES}"})
+    analysis, created = Analysis.objects.select_for_update().get_or_create(
+        match=match,
+        seat=seat,
+        samples=samples,
+        method=METHOD,
+        defaults={"requested_by": user if user is not None and user.is_authenticated else None},
+    )
+    if not created and analysis.status != Analysis.Status.FAILED:
+        return analysis  # kept, or on its way
+    job = _analysis_claim(analysis)
+    transaction.on_commit(lambda: send("runner.analyse", [job.to_dict()]))
+    return analysis
+
+
+def _analysis_claim(analysis: Analysis) -> AnalysisJob:
+    """A fresh claim on ``analysis`` (queued again, no report) and its job."""
+    analysis.status, analysis.error, analysis.report = Analysis.Status.QUEUED, "", None
+    analysis.claim_token, analysis.sent_at = new_claim(), timezone.now()
+    analysis.save(update_fields=["status", "error", "report", "claim_token", "sent_at"])
+    return AnalysisJob(
+        ref=analysis.pk,
+        claim=analysis.claim_token,
+        record=selectors.match_public_record(analysis.match),
+        seat=analysis.seat,
+        samples=analysis.samples,
+    )
+
+
+def analysis_run(*, analysis_id: int) -> Analysis:
+    """Make an analysis in this process, through the same job and store as a runner's, under a
+    claim of its own (a copy sent earlier is refused when it comes back)."""
+    with transaction.atomic():
+        job = _analysis_claim(Analysis.objects.select_for_update().get(pk=analysis_id))
+    job_store(result=run_analysis(job.to_dict()).to_dict())
+    return Analysis.objects.get(pk=analysis_id)
+
+
+def _store_analysis(result: JobResult) -> bool:
+    analysis = Analysis.objects.select_for_update().filter(pk=result.ref).first()
+    if (
+        analysis is None
+        or analysis.status != Analysis.Status.QUEUED
+        or not _holds(analysis.claim_token, result.claim)
+    ):
+        logger.warning("analysis %s: result refused (stale, duplicate or forged)", result.ref)
+        return False
+    if result.ok and isinstance(result.report, dict):
+        analysis.status, analysis.report = Analysis.Status.DONE, result.report
+    else:
+        analysis.status = Analysis.Status.FAILED
+        analysis.error = clean_text(f"{result.cause}: {result.error}", 2000)
+    analysis.finished_at = timezone.now()
+    analysis.save(update_fields=["status", "report", "error", "finished_at"])
+    return True
+
+
+def analyses_expire() -> int:
+    """Analyses no runner answered within :data:`ANALYSIS_TIMEOUT`: failed, saying so."""
+    cutoff = timezone.now() - timedelta(seconds=ANALYSIS_TIMEOUT)
+    return Analysis.objects.filter(status=Analysis.Status.QUEUED, sent_at__lt=cutoff).update(
+        status=Analysis.Status.FAILED,
+        error=f"no runner analysed it within {ANALYSIS_TIMEOUT} s: ask again later",
+        finished_at=timezone.now(),
+    )
+
+
 def job_store(*, result: dict[str, Any]) -> bool:
     """Store a runner's result (``arena.job_finished``); False when it was refused."""
     try:
@@ -353,6 +441,9 @@ def job_store(*, result: dict[str, Any]) -> bool:
         return False
     if parsed.kind == "validation":
         return _store_validation(parsed)
+    if parsed.kind == "analysis":
+        with transaction.atomic():
+            return _store_analysis(parsed)
     stored = _store_match(parsed)
     if stored:  # its spectators may load the replay now (or wait for the next attempt)
         key = live.key_for("match", parsed.ref)

@@ -3,6 +3,7 @@ finished once, failed or queued again; the reaper of lost ones."""
 
 from __future__ import annotations
 
+import math
 import secrets
 from dataclasses import dataclass
 from datetime import timedelta
@@ -276,11 +277,17 @@ def match_claim(*, match_id: int, claim: str = "") -> Match | None:
 
 @transaction.atomic
 def match_finish(
-    *, match_id: int, attempt: int, result: dict[str, Any], claim: str | None = None
+    *,
+    match_id: int,
+    attempt: int,
+    result: dict[str, Any],
+    claim: str | None = None,
+    luck: Any = None,
 ) -> bool:
     """Store a match's result once: only the holder of this attempt's claim (and token,
     when given) may. What the bots wrote (stderr, fault details, names) is cleaned first
-    (:mod:`arena.text`)."""
+    (:mod:`arena.text`). ``luck``, the runner's luck of each deal
+    (:func:`bots_sdk.analysis.match_luck`), is kept per seat where it has the record's shape."""
     now = timezone.now()
     result = clean_json(result)
     holder = Q(claim_token=claim) if claim is not None else Q()
@@ -291,6 +298,7 @@ def match_finish(
         return False  # a duplicate or stale worker: the first result stands
     totals, per_hand = result_scores(result)  # (raising, it rolls the update back)
     places = places_from_scores(totals)
+    expected = luck_by_seat(luck, hands=len(result.get("hands") or []), players=len(totals))
     faulted = []
     for seat in MatchSeat.objects.filter(match_id=match_id).order_by("seat"):
         extra = result["seats"][seat.seat]
@@ -299,7 +307,20 @@ def match_finish(
         seat.faults = [public_fault(f) for f in extra["faults"]]  # (what it said: the record's)
         seat.stderr = extra["stderr"]
         seat.hand_scores = per_hand[seat.seat]
-        seat.save(update_fields=["score", "rank", "faults", "stderr", "hand_scores"])
+        seat.hand_expected = expected[seat.seat] if expected else []
+        valued = [value for value in seat.hand_expected if value is not None]
+        seat.expected = round(sum(valued), 3) if valued else None
+        seat.save(
+            update_fields=[
+                "score",
+                "rank",
+                "faults",
+                "stderr",
+                "hand_scores",
+                "hand_expected",
+                "expected",
+            ]
+        )
         if seat.faults:
             faulted.append(seat)
     match = Match.objects.get(pk=match_id)
@@ -314,6 +335,35 @@ def match_finish(
     if match.comparison_id:
         enqueue("arena.comparison_advance", match.comparison_id)
     return True
+
+
+def luck_by_seat(luck: Any, *, hands: int, players: int) -> list[list[float | None]] | None:
+    """A runner's luck of each deal (a list per hand of each seat's expected points, or None
+    for a hand not valued) turned to a list per seat; None unless it has exactly that shape
+    with finite numbers (a reading the platform cannot trust is not kept).
+
+    >>> luck_by_seat([[6.5, 6.5, 6.5, 6.5], None], hands=2, players=4)
+    [[6.5, None], [6.5, None], [6.5, None], [6.5, None]]
+    >>> luck_by_seat([[1, 2]], hands=1, players=4) is None
+    True
+    """
+    if not isinstance(luck, list) or len(luck) != hands:
+        return None
+    seats: list[list[float | None]] = [[] for _ in range(players)]
+    for hand in luck:
+        if hand is None:
+            for values in seats:
+                values.append(None)
+            continue
+        if not isinstance(hand, list) or len(hand) != players:
+            return None
+        for seat, value in enumerate(hand):
+            if isinstance(value, bool) or not isinstance(value, int | float):
+                return None
+            if not math.isfinite(value) or abs(value) > 10**6:
+                return None
+            seats[seat].append(round(float(value), 3))
+    return seats
 
 
 class ScoresDisagree(ValueError):

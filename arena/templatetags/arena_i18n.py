@@ -43,3 +43,16 @@ def version(number: int) -> str:
     """A bot version's label: "v3"; in Persian the word, "نسخهٔ ۳", since a Latin v before
     Persian digits reads as one more digit (v۱ as ۷۱)."""
     return gettext("v%(number)s") % {"number": digits(number)}
+
+
+@register.filter
+def edge(seat: Any) -> str:
+    """How many fewer points a match's seat took than its cards were worth
+    (``expected - score``: above 0, it played better than its luck), signed, to a tenth.
+
+    >>> from types import SimpleNamespace
+    >>> edge(SimpleNamespace(expected=8.25, score=5)), edge(SimpleNamespace(expected=2.0, score=6))
+    ('+3.2', '−4.0')
+    """
+    value = round(float(seat.expected) - float(seat.score), 1)
+    return f"+{value:.1f}" if value > 0 else f"−{abs(value):.1f}" if value < 0 else "0.0"

@@ -157,6 +157,11 @@ class JobResult:
     cause: str = ""
     error: str = ""
     runner: str = ""
+    #: A match's luck of the deal: per hand, each seat's expected points from its cards
+    #: (:func:`bots_sdk.analysis.deal_luck`; None for a hand it does not value).
+    luck: list[list[float] | None] | None = None
+    #: An analysis job's report (:meth:`bots_sdk.analysis.Report.to_dict`).
+    report: dict[str, Any] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -168,6 +173,8 @@ class JobResult:
             "cause": self.cause,
             "error": self.error,
             "runner": self.runner,
+            "luck": self.luck,
+            "report": self.report,
         }
 
     @classmethod
@@ -181,6 +188,8 @@ class JobResult:
             cause=str(data.get("cause", "")),
             error=str(data.get("error", "")),
             runner=str(data.get("runner", "")),
+            luck=data.get("luck"),
+            report=data.get("report"),
         )
 
 

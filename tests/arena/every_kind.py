@@ -32,8 +32,18 @@ from django.utils.encoding import force_bytes
 from django.utils.http import urlsafe_base64_encode
 
 from arena import services
-from arena.models import Bot, BotVersion, Ladder, LadderEntry, Match, MatchSeat, Tournament
+from arena.models import (
+    Analysis,
+    Bot,
+    BotVersion,
+    Ladder,
+    LadderEntry,
+    Match,
+    MatchSeat,
+    Tournament,
+)
 from arena.services import comparisons, people, tournaments
+from bots_sdk.analysis import SAMPLES as ANALYSIS_SAMPLES
 from bots_sdk.builtin import BUILTIN
 from hearts_runner import live
 
@@ -261,6 +271,17 @@ def build() -> EveryKind:
         kind=Match.Kind.CHALLENGE, seats=levels, hands=1, requested_by=owner
     )
     world.matches["challenge/queued/the strength levels"] = strong.pk
+    # --- analyses of its seats: one made, one waiting for a runner, one failed (the match
+    # page shows them with the default samples; the others only through the API)
+    analysed = world.matches["challenge/finished/six seats"]
+    samples = ANALYSIS_SAMPLES
+    made = services.analysis_request(user=owner, match_id=analysed, seat=0, samples=samples)
+    services.analysis_run(analysis_id=made.pk)
+    services.analysis_request(user=owner, match_id=analysed, seat=1, samples=samples)
+    lost = services.analysis_request(user=None, match_id=analysed, seat=2, samples=samples)
+    Analysis.objects.filter(pk=lost.pk).update(
+        status=Analysis.Status.FAILED, error=f"<b>no runner</b> {PERSIAN}"
+    )
 
     # --- validation matches (the kind exists; a version's validation is a job, not a row)
     validators = [services.SeatSpec(builtin=b) for b in services.VALIDATORS]
@@ -468,6 +489,7 @@ def _check(world: EveryKind, bare: Bot) -> None:
     }
     assert set(BotVersion.objects.values_list("status", flat=True)) == set(BotVersion.Status.values)
     assert set(world.comparisons) == {"finished", "failed", "running"}
+    assert set(Analysis.objects.values_list("status", flat=True)) == set(Analysis.Status.values)
     assert set(world.builtins_seated) == set(BUILTIN)
     assert not bare.versions.exists()
     assert LadderEntry.objects.filter(ladder_id=world.ladders[2]).count() == 0

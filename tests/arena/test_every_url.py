@@ -140,6 +140,8 @@ def parameters(route: str, world: EveryKind) -> list[dict[str, str]]:
             for bot, numbers in world.versions.items()
             for number in [*numbers, 999]
         ] + [{bot_key: NONE, "number": "1"}]
+    if names == ["pk", "seat"]:  # a match's seat's analysis: made, waiting, failed, none
+        return [{"pk": match, "seat": seat} for match in matches for seat in ("0", "1", "2", "9")]
     if names == ["uidb64", "token"]:
         uid, token = world.reset
         return [
