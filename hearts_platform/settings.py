@@ -268,6 +268,10 @@ HUMAN_GAME_SECONDS = env.int("HUMAN_GAME_SECONDS", 600, minimum=1)
 # A person's game that no people's runner has begun this long after it was made ends, saying
 # so (no runner serves the people's queue, or every one of its slots is taken).
 HUMAN_START_SECONDS = env.int("HUMAN_START_SECONDS", 60, minimum=1)
+# A coach at people's tables: with each question, the strong reference's answer, shown when
+# the person asks for a hint (their games are practice: never rated). Costs the runner one
+# strong decision a question.
+HUMAN_COACH = env.bool("HUMAN_COACH", True)
 # A person's game's lease and its runner's time limit: more than its person may take
 # (HUMAN_GAME_SECONDS, HUMAN_AWAY_SECONDS) and its bots' play together (arena.services).
 HUMAN_GAME_LEASE_SECONDS = env.int("HUMAN_GAME_LEASE_SECONDS", 3600, minimum=120)

@@ -32,6 +32,7 @@ from typing import Any, Protocol
 
 import orjson
 
+from bots_sdk.builtin import make_builtin
 from bots_sdk.referee.participants import Participant
 from bots_sdk.referee.players import PersonLimits, PersonPlayer
 
@@ -676,14 +677,20 @@ class SeatLine:
         return self.presence.present(self.token)
 
 
+#: The built-in whose answers a person's coach hints (the strong reference).
+COACH = "strong"
+
+
 def people_for(
-    claim: str, limits: PersonLimits | None = None
+    claim: str, limits: PersonLimits | None = None, coach: bool = False
 ) -> Callable[[Participant], PersonPlayer]:
     """The runner's factory of person seats for a job played under ``claim``, each held to
-    ``limits`` (the job's; the defaults if None)."""
+    ``limits`` (the job's; the defaults if None), each with a coach of its own (:data:`COACH`)
+    when ``coach``."""
     chosen = PersonLimits() if limits is None else limits
 
     def person(participant: Participant) -> PersonPlayer:
-        return PersonPlayer(SeatLine(participant.human, run_of(claim)), chosen)
+        line = SeatLine(participant.human, run_of(claim))
+        return PersonPlayer(line, chosen, coach=make_builtin(COACH) if coach else None)
 
     return person

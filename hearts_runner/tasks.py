@@ -119,7 +119,7 @@ def _play(runner: str, job: dict[str, Any], budget: float | None = None) -> dict
         publish = live.publisher_for(
             parsed.kind, parsed.ref, parsed.claim, wanted=bool(parsed.live)
         )
-        people = live.people_for(parsed.claim, parsed.person)
+        people = live.people_for(parsed.claim, parsed.person, coach=parsed.coach)
         result = run_job(
             parsed,
             unsafe=unsafe_no_sandbox(),

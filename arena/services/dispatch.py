@@ -113,6 +113,7 @@ def _person_settings() -> dict[str, Any]:
         "person": PersonLimits(
             away=float(settings.HUMAN_AWAY_SECONDS), game=float(settings.HUMAN_GAME_SECONDS)
         ),
+        "coach": bool(settings.HUMAN_COACH),
     }
 
 
@@ -136,7 +137,7 @@ def match_run(*, match_id: int) -> Match | None:
     job_started(kind="match", ref=match.pk, claim=match.claim_token)
     job = _match_job(match)
     publish = live.publisher_for(job.kind, job.ref, job.claim, wanted=bool(job.live))
-    people = live.people_for(job.claim, job.person)
+    people = live.people_for(job.claim, job.person, coach=job.coach)
     result = run_job(job, unsafe=settings.BIDEL_UNSAFE_NO_SANDBOX, publish=publish, people=people)
     job_store(result=with_luck(result).to_dict())
     return Match.objects.get(pk=match_id)

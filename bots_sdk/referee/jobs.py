@@ -63,6 +63,9 @@ class Job:
     #: settings, so that a runner needs none.
     person_clock: TimeControl = HUMAN_CLOCK
     person: PersonLimits = field(default_factory=PersonLimits)
+    #: Whether a person's seats get the coach's hint with each question
+    #: (:class:`bots_sdk.referee.players.PersonPlayer`).
+    coach: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -87,6 +90,7 @@ class Job:
                 "bank": self.person_clock.bank,
                 "away": self.person.away,
                 "game": self.person.game,
+                "coach": self.coach,
             },
         }
 
@@ -131,7 +135,10 @@ def _person(data: dict[str, Any]) -> dict[str, Any]:
     limits = PersonLimits(
         away=seconds.get("away", PersonLimits.away), game=seconds.get("game", PersonLimits.game)
     )
-    return {"person_clock": clock, "person": limits}
+    coach = data.get("coach", False)
+    if not isinstance(coach, bool):
+        raise ValueError(f"coach must be true or false, not {coach!r}")
+    return {"person_clock": clock, "person": limits, "coach": coach}
 
 
 def _audience(value: Any) -> str:

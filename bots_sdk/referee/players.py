@@ -689,9 +689,14 @@ class PersonPlayer:
 
     name = "person"
 
-    def __init__(self, line: Line, limits: PersonLimits = PersonLimits()) -> None:
+    def __init__(
+        self, line: Line, limits: PersonLimits = PersonLimits(), coach: Bot | None = None
+    ) -> None:
         self.line = line
         self.limits = limits
+        #: The coach: a bot whose answer to each question is sent with it as a ``hint`` (the
+        #: page shows it when the person asks), from the same view (a practice game's aid).
+        self.coach = coach
         self.asked = 0
         #: Seconds the person's decisions have waited so far (bounded by ``limits.game``).
         self.spent = 0.0
@@ -736,21 +741,23 @@ class PersonPlayer:
             return self._gone(spent)
         self.asked += 1
         ask = self.asked
+        hint = self._hint(decision, view)  # (before the person's clock starts)
         seconds = min(limit if limit is not None else 60.0, left_in_game)
         started = time.monotonic()
         deadline = started + seconds
-        self.line.send(
-            {
-                "type": "decide",
-                "id": ask,
-                "decision": decision,
-                "count": view.rules.pass_count if decision == "pass" else 1,
-                "view": view.to_dict(),
-                "seconds": seconds,
-                "until": time.time() + seconds,
-                "game_left": left_in_game,
-            }
-        )
+        question = {
+            "type": "decide",
+            "id": ask,
+            "decision": decision,
+            "count": view.rules.pass_count if decision == "pass" else 1,
+            "view": view.to_dict(),
+            "seconds": seconds,
+            "until": time.time() + seconds,
+            "game_left": left_in_game,
+        }
+        if hint is not None:
+            question["hint"] = {"action": hint}
+        self.line.send(question)
         refusals, looked = 0, -math.inf
         try:
             while True:
@@ -779,6 +786,18 @@ class PersonPlayer:
                     return Answer(action, time.monotonic() - started)
         finally:
             self.spent += time.monotonic() - started
+
+    def _hint(self, decision: str, view: View) -> Any:
+        """The coach's answer to this question if it is a legal one, else None (a coach that
+        fails or errs gives no hint; it never costs the person anything)."""
+        if self.coach is None or decision not in ("play", "pass"):
+            return None
+        try:
+            action = getattr(self.coach, DECISION_METHODS[decision])(view)
+            hinted, why = person_action({"id": 0, "action": action}, 0, decision, view)
+        except Exception:  # noqa: BLE001 — see above
+            return None
+        return None if why else hinted
 
     def notify(self, kind: str, view: View | None, **more: Any) -> None:
         message = {"type": kind, **more}
