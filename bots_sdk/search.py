@@ -177,6 +177,15 @@ class Rollout:
         # Worth stopping a lone taker from going on (the heuristic's 8 of the standard 26).
         self.threat = max(1, rules.total_points * 8 // 26) if rules.moon != "off" else 0
         self.values = [card_value(rules, i) for i in range(_CARDS)]
+        # Hearts worth more than the least of them (the black-lady games' J, Q, K and A of
+        # hearts): a trick that must be won is not won with one of these when a cheaper card
+        # wins it as well. None where every heart is worth the same.
+        cheapest = min(rules.heart_points)
+        self.costly = 0
+        for index in range(_CARDS):
+            if CARD_SUIT[index] == HEARTS and self.values[index] > cheapest:
+                self.costly |= 1 << index
+        self.costly &= self.deck
 
     def finish(self, state: GameState, rng: random.Random, shooter: int = -1) -> list[int]:
         """Play ``state`` to the end of its hand; what the hand adds to each total. The seat
@@ -321,7 +330,9 @@ class Rollout:
                 return (queen & -queen).bit_length() - 1
             return _highest(below)
         safe = above & ~_QUEENS or above
-        return _highest(safe) if last else _lowest(safe)
+        if not last:
+            return _lowest(safe)
+        return _highest(safe & ~self.costly or safe)  # (the trick is ours: shed, cheaply)
 
     def _discard(
         self, state: GameState, legal: int, led: int, trump: int, gone: int, shooter: int
