@@ -26,12 +26,23 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass, replace
 from typing import Any, Final
 
+from bots_sdk.builtin.heuristic import HeuristicBot
+from bots_sdk.builtin.strong import StrongBot, pass_candidates
 from bots_sdk.protocol import PHASE_DECISIONS, clean_text
 from bots_sdk.referee.jobs import JOB_VERSION, JobError, JobResult
 from bots_sdk.referee.stats import mean_ci
 from bots_sdk.reproduce import game_of
 from bots_sdk.sampling import SamplingError, Simulation
-from bots_sdk.search import Deals, Rollout, choices, evaluate, moon_in_reach, quick_pass
+from bots_sdk.search import (
+    Deals,
+    Rollout,
+    choices,
+    evaluate,
+    evaluate_passes,
+    moon_in_reach,
+    pass_template,
+    quick_pass,
+)
 from bots_sdk.view import View
 from engine.cards import CARD_RANK, CARD_SUIT, CARD_TEXTS
 from engine.rules import RulesError, RuleSet
@@ -50,9 +61,11 @@ METHOD: Final = "strong-search-1"
 
 @dataclass(frozen=True)
 class Decision:
-    """One play analysed: where (hand and trick from 0, as in the record), the card played,
+    """One decision analysed: where (hand and trick from 0, as in the record), the card played,
     the best card, each legal card's expected points (this seat's, a hand), the points the
-    play lost against the best and that loss's 95% interval, and its mark ("" for none)."""
+    play lost against the best and that loss's 95% interval, and its mark ("" for none). A
+    pass (``decision`` "pass", trick 0) names its cards joined by spaces, by suit and rank
+    ("2C AH QS"), and values the passes worth weighing (:func:`analyse_pass`)."""
 
     hand: int
     trick: int
@@ -62,6 +75,7 @@ class Decision:
     lost: float
     interval: tuple[float, float]
     mark: str
+    decision: str = "play"
 
 
 @dataclass(frozen=True)
@@ -108,6 +122,7 @@ class Report:
                     lost=float(d["lost"]),
                     interval=(float(d["interval"][0]), float(d["interval"][1])),
                     mark=str(d["mark"]),
+                    decision=str(d.get("decision", "play")),
                 )
                 for d in data["decisions"]
             ),
@@ -171,14 +186,70 @@ def analyse_view(view: View, played: str, samples: int = SAMPLES) -> Decision | 
         deals = Deals(view, Simulation(view, rng).sample())
     except (SamplingError, ValueError):
         return None
+    values = evaluate(view, options, deals, Rollout(view.rules), rng, samples, moon_in_reach(view))
+    stand_in = _group(view, options)
+    chosen = stand_in.get(played, played)
+    return _decision(view, "play", len(view.tricks), played, chosen, options, values, stand_in)
+
+
+def _pass_word(cards: list[str]) -> str:
+    """A pass as one key: its cards by suit (clubs, diamonds, hearts, spades) and rank, joined
+    by spaces, as a hand is shown.
+
+    >>> _pass_word(["AS", "2C", "QS"])
+    '2C QS AS'
+    """
+    return " ".join(sorted(cards, key=lambda c: ("CDHS".index(c[1]), "23456789TJQKA".index(c[0]))))
+
+
+def analyse_pass(view: View, passed: list[str], samples: int = SAMPLES) -> Decision | None:
+    """The pass ``passed`` at ``view`` set against the passes worth weighing (the strong
+    built-in's candidates: the heuristic's most passable cards, three of the first six), each
+    played out on the same re-dealt samples to the end of the hand, the other seats passing as
+    the heuristic would; None where passes are not searched (a kitty, a second deck) or the
+    view cannot be sampled."""
     rules = view.rules
-    values = evaluate(view, options, deals, Rollout(rules), rng, samples, moon_in_reach(view))
+    count = rules.pass_count
+    if count == 0 or len(view.hand) <= count:
+        return None
+    rng = _rng_of(view, samples)
+    template = pass_template(view, rng)
+    if template is None:
+        return None
+    order = HeuristicBot(seed=0).pass_order(view)
+    candidates = pass_candidates(order, count, StrongBot.pass_candidates)
+    words = [_pass_word(c) for c in candidates]
+    mine = _pass_word(list(passed))
+    if mine not in words:
+        candidates.append(list(passed))
+        words.append(mine)
+    try:
+        values = evaluate_passes(view, candidates, template, Rollout(rules), rng, samples)
+    except ValueError:
+        return None
+    return _decision(view, "pass", 0, mine, mine, words, values, {w: w for w in words})
+
+
+def _decision(
+    view: View,
+    decision: str,
+    trick: int,
+    played: str,
+    chosen: str,
+    options: list[str],
+    values: list[list[float]],
+    shown: Mapping[str, str],
+) -> Decision:
+    """A decision's numbers from each option's paired values (relative: this seat's points
+    minus the others' mean): ``played`` (valued as the option ``chosen``) against the best of
+    ``options``, and the expected points of each key of ``shown`` (the option it stands for:
+    a legal card and the card no unseen card separates it from, :func:`_group`)."""
+    rules = view.rules
     scale = (rules.players - 1) / rules.players  # a relative value in the seat's own points
     means = [sum(v) / len(v) for v in values]
     best = min(range(len(options)), key=lambda k: means[k])
-    stand_in = _group(view, options)
-    chosen = options.index(stand_in.get(played, played))
-    paired = [(a - b) * scale for a, b in zip(values[chosen], values[best], strict=True)]
+    index = options.index(chosen)
+    paired = [(a - b) * scale for a, b in zip(values[index], values[best], strict=True)]
     lost, (low, high) = mean_ci(paired)
     total = rules.total_points
     own = {
@@ -186,16 +257,16 @@ def analyse_view(view: View, played: str, samples: int = SAMPLES) -> Decision | 
         option: round(means[k] * scale + total / rules.players, 3)
         for k, option in enumerate(options)
     }
-    expected = {card: own[stand_in[card]] for card in view.legal}
     return Decision(
         hand=view.hand_number,
-        trick=len(view.tricks),
+        trick=trick,
         played=played,
         best=options[best],
-        expected=expected,
+        expected={key: own[option] for key, option in shown.items()},
         lost=max(0.0, lost),
         interval=(low, high),
         mark=mark_of(lost),
+        decision=decision,
     )
 
 
@@ -219,6 +290,11 @@ def analyse_game(record: Mapping[str, Any], seat: int, samples: int = SAMPLES) -
             decision = PHASE_DECISIONS[state.phase.value]
             current = state.current
             if decision == "pass":
+                if current == seat:
+                    view = View.from_observation(state.observation(seat))
+                    found = analyse_pass(view, hand["passes"][current], samples)
+                    if found is not None:
+                        decisions.append(found)
                 for card in hand["passes"][current]:
                     state.apply(card, seat=current)
                 continue
@@ -255,38 +331,43 @@ def _count(decisions: list[Decision]) -> dict[str, int]:
 
 
 def describe_report(report: Report, where: str) -> str:
-    """The report for a person: a line per play analysed (hand and trick from 1), the mark
+    """The report for a person: a line per decision analysed (hand and trick from 1), the mark
     first where there is one, then each hand's and the game's totals.
 
     >>> one = Decision(0, 4, "QS", "3S", {"QS": 14.2, "3S": 1.1}, 13.1, (11.9, 14.3), "blunder")
     >>> hand = HandTotals(0, 1, 13.1, {"blunder": 1, "mistake": 0, "inaccuracy": 0})
     >>> print(describe_report(Report(1, 200, METHOD, (one,), (hand,), 13.1, hand.marks), "x"))
-    x, seat 2: 1 play analysed on 200 deals each (points a hand, lower is better)
+    x, seat 2: 1 decision analysed on 200 deals each (points a hand, lower is better)
       hand 1 trick 5: QS  blunder: lost 13.10 [11.90, 14.30]; best 3S (QS 14.20, 3S 1.10)
-      hand 1: 1 play, 13.10 points lost; 1 blunder
+      hand 1: 1 decision, 13.10 points lost; 1 blunder
     game: 13.10 points lost; 1 blunder
     """
     lines = [
-        f"{where}, seat {report.seat + 1}: {len(report.decisions)} "
-        f"play{'s' if len(report.decisions) != 1 else ''} analysed on {report.samples} deals "
-        "each (points a hand, lower is better)"
+        f"{where}, seat {report.seat + 1}: {_decisions_said(len(report.decisions))} analysed "
+        f"on {report.samples} deals each (points a hand, lower is better)"
     ]
     for d in report.decisions:
         mark = f"  {d.mark}:" if d.mark else ":"
         low, high = d.interval
-        values = ", ".join(f"{card} {value:.2f}" for card, value in _best_first(d))
+        shown = _best_first(d)[: 4 if d.decision == "pass" else None]
+        values = ", ".join(f"{card} {value:.2f}" for card, value in shown)
+        at = "pass" if d.decision == "pass" else f"trick {d.trick + 1}"
         lines.append(
-            f"  hand {d.hand + 1} trick {d.trick + 1}: {d.played}{mark} lost {d.lost:.2f} "
+            f"  hand {d.hand + 1} {at}: {d.played}{mark} lost {d.lost:.2f} "
             f"[{low:.2f}, {high:.2f}]; best {d.best} ({values})"
         )
     for totals in report.hands:
-        plays = f"{totals.decisions} play{'s' if totals.decisions != 1 else ''}"
+        plays = _decisions_said(totals.decisions)
         lines.append(
             f"  hand {totals.hand + 1}: {plays}, {totals.lost:.2f} points lost"
             + _marks_said(totals.marks)
         )
     lines.append(f"game: {report.lost:.2f} points lost" + _marks_said(report.marks))
     return "\n".join(lines)
+
+
+def _decisions_said(count: int) -> str:
+    return f"{count} decision{'s' if count != 1 else ''}"
 
 
 def _best_first(decision: Decision) -> list[tuple[str, float]]:

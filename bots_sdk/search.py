@@ -787,13 +787,6 @@ def search_passes(
     seat's pass, :func:`can_search_passes`), the other seats pass by :func:`quick_pass`, and
     every candidate still in the running is played out to the end of the hand on it (common
     random numbers), with successive halving as :func:`search` does."""
-    rules = view.rules
-    n = rules.players
-    seat = view.seat
-    count = rules.pass_count
-    mine = template.hands[seat]
-    unseen_all = rules.deck_mask & ~mine
-    sizes = [template.hands[s].bit_count() for s in range(n)]
     choices_idx = [[CARD_TEXTS.index(text) for text in cards] for cards in candidates]
     totals = [0.0] * len(candidates)
     samples = [0] * len(candidates)
@@ -807,42 +800,86 @@ def search_passes(
             means = [totals[k] / samples[k] if samples[k] else 0.0 for k in range(len(totals))]
             active = sorted(active, key=lambda k: means[k])[: (len(active) + 1) // 2]
             halve_at = done + (limit - done) * 2 // 5
-        base = template.clone()
-        cards = [i for i in range(_CARDS) if unseen_all >> i & 1]
-        rng.shuffle(cards)
-        start = 0
-        for other in range(n):
-            if other == seat:
-                continue
-            hand = 0
-            for index in cards[start : start + sizes[other]]:
-                hand |= 1 << index
-            start += sizes[other]
-            base.hands[other] = hand
-            if other < seat:  # passed before this seat: choose again from the new hand
-                picks = quick_pass(rules, hand, count)
-                picked = 0
-                for index in picks:
-                    picked |= 1 << index
-                base.pass_masks[other] = picked
-                base.pass_lists[other] = picks
+        base = _pass_deal(view, template, rng)
         seed = rng.getrandbits(32)
         for number in active:
-            state = base.clone()
-            for index in choices_idx[number]:
-                state.apply_index(index)
-            while state.phase is Phase.PASS:
-                for index in quick_pass(rules, state.hands[state.current], count):
-                    state.apply_index(index)
-            if state.phase is not _PLAY:
-                raise ValueError(f"after passing the hand is in {state.phase.value}, not play")
-            scores = rollout.finish(state, random.Random(seed))
-            totals[number] += scores[seat] - (sum(scores) - scores[seat]) / (n - 1)
+            totals[number] += _pass_value(view, base, choices_idx[number], rollout, seed)
             samples[number] += 1
         done += len(active)
     means = [totals[k] / samples[k] if samples[k] else float("nan") for k in range(len(totals))]
     best = min(active, key=lambda k: totals[k] / samples[k])
     return best, done, means
+
+
+def evaluate_passes(
+    view: View,
+    candidates: list[list[str]],
+    template: GameState,
+    rollout: Rollout,
+    rng: random.Random,
+    samples: int,
+) -> list[list[float]]:
+    """Every candidate pass played out on the same ``samples`` deals, as :func:`search_passes`
+    plays them but with no halving (for an analysis): per candidate, each sample's value in
+    order, so sample ``k`` of two candidates is a paired comparison."""
+    choices_idx = [[CARD_TEXTS.index(text) for text in cards] for cards in candidates]
+    values: list[list[float]] = [[] for _ in candidates]
+    for _ in range(samples):
+        base = _pass_deal(view, template, rng)
+        seed = rng.getrandbits(32)
+        for number, chosen in enumerate(choices_idx):
+            values[number].append(_pass_value(view, base, chosen, rollout, seed))
+    return values
+
+
+def _pass_deal(view: View, template: GameState, rng: random.Random) -> GameState:
+    """One sample at this seat's pass: the cards it cannot see dealt again to the other seats
+    of ``template``, those before it passing by :func:`quick_pass` from their new hands."""
+    rules = view.rules
+    seat = view.seat
+    count = rules.pass_count
+    unseen_all = rules.deck_mask & ~template.hands[seat]
+    base = template.clone()
+    cards = [i for i in range(_CARDS) if unseen_all >> i & 1]
+    rng.shuffle(cards)
+    start = 0
+    for other in range(rules.players):
+        if other == seat:
+            continue
+        size = template.hands[other].bit_count()
+        hand = 0
+        for index in cards[start : start + size]:
+            hand |= 1 << index
+        start += size
+        base.hands[other] = hand
+        if other < seat:  # passed before this seat: choose again from the new hand
+            picks = quick_pass(rules, hand, count)
+            picked = 0
+            for index in picks:
+                picked |= 1 << index
+            base.pass_masks[other] = picked
+            base.pass_lists[other] = picks
+    return base
+
+
+def _pass_value(
+    view: View, base: GameState, chosen: list[int], rollout: Rollout, seed: int
+) -> float:
+    """This seat passing ``chosen`` (card indexes) from ``base``, the seats after it passing by
+    :func:`quick_pass`, the hand played out: its points minus the others' mean."""
+    rules = view.rules
+    seat = view.seat
+    n = rules.players
+    state = base.clone()
+    for index in chosen:
+        state.apply_index(index)
+    while state.phase is Phase.PASS:
+        for index in quick_pass(rules, state.hands[state.current], rules.pass_count):
+            state.apply_index(index)
+    if state.phase is not _PLAY:
+        raise ValueError(f"after passing the hand is in {state.phase.value}, not play")
+    scores = rollout.finish(state, random.Random(seed))
+    return scores[seat] - (sum(scores) - scores[seat]) / (n - 1)
 
 
 def evaluate(

@@ -58,7 +58,7 @@ from bots_sdk.search import (
 from bots_sdk.view import View
 from engine.rules import RuleSet
 
-__all__ = ["Deals", "StrongBot", "choices"]
+__all__ = ["Deals", "StrongBot", "choices", "pass_candidates"]
 
 #: Rollouts a second the clock is assumed to allow (a slow machine's rate, halved): how a
 #: short clock trims the budget without looking at the wall clock.
@@ -75,6 +75,21 @@ def clocked(limit: int, time_left: float | None) -> int:
     (10000, 2000, 1500, 5)
     """
     return limit if time_left is None else min(limit, int(time_left * _ROLLOUTS_PER_SECOND))
+
+
+def pass_candidates(order: list[str], count: int, most: int) -> list[list[str]]:
+    """The passes worth searching: every choice of ``count`` among the first cards of
+    ``order`` (the most passable first), as many first cards as keep the choices at ``most``.
+
+    >>> pass_candidates(["QS", "AH", "KH", "2C", "3C", "4C", "5C"], 3, 20)[:2]
+    [['QS', 'AH', 'KH'], ['QS', 'AH', '2C']]
+    >>> len(pass_candidates(["QS", "AH", "KH", "2C", "3C", "4C", "5C"], 3, 20))
+    20
+    """
+    pool = count
+    while pool < len(order) and math.comb(pool + 1, count) <= most:
+        pool += 1
+    return [list(c) for c in itertools.combinations(order[:pool], count)]
 
 
 class StrongBot(HeuristicBot):
@@ -135,10 +150,7 @@ class StrongBot(HeuristicBot):
         heuristic = order[:count]
         if not self.pass_budget or count == 0 or len(order) <= count:
             return heuristic
-        pool = count
-        while pool < len(order) and math.comb(pool + 1, count) <= self.pass_candidates:
-            pool += 1
-        candidates = [list(c) for c in itertools.combinations(order[:pool], count)]
+        candidates = pass_candidates(order, count, self.pass_candidates)
         limit = self.pass_budget
         deadline = None
         started = time.perf_counter()

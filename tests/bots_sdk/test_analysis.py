@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import random
 
-from bots_sdk.analysis import MARKS, analyse_game, analyse_view
+from bots_sdk.analysis import MARKS, analyse_game, analyse_pass, analyse_view
 from bots_sdk.referee.runner import run_match
 from bots_sdk.view import View
 from engine.rules import RuleSet
@@ -107,3 +107,32 @@ def test_a_hand_that_begins_with_trumps_has_no_luck_figure() -> None:
     state = GameState(RuleSet.from_preset("hokm_40"), seed=1)
     dealt = [state.hand_of(s) for s in range(state.rules.players)]
     assert deal_luck(state.rules, dealt, samples=4) is None
+
+
+def test_keeping_the_top_spades_unguarded_is_a_pass_mistake_and_passing_them_is_best() -> None:
+    rules = RuleSet.from_preset("standard")  # the first hand passes left
+    mine = ["QS", "KS", "AS", "2C", "3C", "4C", "5C", "2D", "3D", "4D", "2H", "3H", "4H"]
+    rest = [c for c in (r + s for s in "CDHS" for r in "23456789TJQKA") if c not in mine]
+    random.Random(3).shuffle(rest)
+    hands = [mine, rest[:13], rest[13:26], rest[26:]]
+    view = View.from_observation(GameState(rules, None, deal=hands).observation(0))
+    assert view.decision == "pass"
+    kept = analyse_pass(view, ["2C", "3C", "4C"], samples=60)
+    assert kept is not None and kept.decision == "pass" and kept.trick == 0
+    assert kept.played == "2C 3C 4C" and set(kept.best.split()) == {"QS", "KS", "AS"}
+    assert kept.mark in ("mistake", "blunder") and kept.interval[0] > 0, kept
+    passed = analyse_pass(view, ["AS", "QS", "KS"], samples=60)
+    assert passed is not None and passed.played == "QS KS AS" and passed.lost == 0
+    # The hidden hands dealt otherwise: the seat sees the same, the numbers are the same.
+    random.Random(4).shuffle(rest)
+    other = [mine, rest[:13], rest[13:26], rest[26:]]
+    again = View.from_observation(GameState(rules, None, deal=other).observation(0))
+    assert analyse_pass(again, ["2C", "3C", "4C"], samples=60) == kept
+
+
+def test_a_games_report_values_its_passes_too() -> None:
+    game = run_match("standard", 9, ["heuristic", "low", "random", "low"], hands=2).games[0]
+    report = analyse_game(game.to_dict(), seat=0, samples=8)
+    passes = [d for d in report.decisions if d.decision == "pass"]
+    assert [d.hand for d in passes] == [0, 1]  # left, then right: one pass a hand
+    assert all(len(d.played.split()) == 3 and d.played in d.expected for d in passes)

@@ -315,7 +315,7 @@ def test_analyse_a_record_file_marks_the_seats_plays_as_the_library_does(tmp_pat
     expected = analyse_game(json.loads(record.read_text()), seat=1, samples=10).to_dict()
     assert document == json.loads(json.dumps(expected))  # the same numbers
     text = _sdk("analyse", str(record), "--seat", "2", "--samples", "10")
-    assert text.returncode == 0 and f"seat 2: {len(document['decisions'])} plays" in text.stdout
+    assert text.returncode == 0 and f"seat 2: {len(document['decisions'])} decisions" in text.stdout
     assert text.stdout.splitlines()[-1].startswith("game: ")
     for argv, words in (
         ((str(record),), "which seat?"),

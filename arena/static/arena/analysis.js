@@ -1,5 +1,5 @@
 // A match's analysis, seat by seat (the API's /api/matches/N/analysis/S/: bidel analyse's
-// numbers, made on the runners): one bar per play the seat had a choice in, as long as the
+// numbers, made on the runners): one bar per pass and play the seat had a choice in, as long as the
 // points it lost, marked as chess marks a move; a bar takes the replay to that play, and the
 // play the replay shows is the one marked current. No rule and no number is made here.
 "use strict";
@@ -26,6 +26,7 @@
 
   // The replay's step that shows a decision's card on the table.
   function stepOf(decision, seat) {
+    if (decision.decision === "pass") return 0;  // the deal, with the cards passed
     const hand = frames.hands[decision.hand];
     let index = 0;
     for (let t = 0; t < decision.trick; t++) index += hand.tricks[t].plays.length;
@@ -46,7 +47,7 @@
     if (doc.status === "queued") { statusLine.textContent = gettext("Analysing on the runners…"); return; }
     if (doc.status === "failed") { statusLine.textContent = fmt(gettext("The analysis failed: %(why)s"), { why: doc.error }); return; }
     const marks = Object.keys(MARKS).filter((m) => doc.marks[m]).map((m) => `${num(doc.marks[m])} ${MARKS[m]}`);
-    statusLine.textContent = fmt(gettext("%(name)s: %(count)s plays analysed on %(samples)s deals each; %(lost)s points lost in all (a hand's points, lower is better)."), {
+    statusLine.textContent = fmt(gettext("%(name)s: %(count)s decisions analysed on %(samples)s deals each; %(lost)s points lost in all (a hand's points, lower is better)."), {
       name: names[seat], count: num(doc.decisions.length), samples: num(doc.samples), lost: points(doc.lost),
     }) + (marks.length ? " " + marks.join(gettext(", ")) + "." : "");
     const top = Math.max(4, ...doc.decisions.map((d) => d.lost));
@@ -57,7 +58,9 @@
       const button = document.createElement("button");
       button.type = "button";
       button.className = "decision" + (d.mark ? " " + d.mark : "");
-      const where = fmt(gettext("hand %(hand)s, trick %(trick)s"), { hand: num(d.hand + 1), trick: num(d.trick + 1) });
+      const where = d.decision === "pass"
+        ? fmt(gettext("hand %(hand)s, the pass"), { hand: num(d.hand + 1) })
+        : fmt(gettext("hand %(hand)s, trick %(trick)s"), { hand: num(d.hand + 1), trick: num(d.trick + 1) });
       const label = document.createElement("span");
       label.className = "where";
       label.textContent = where + " ";
