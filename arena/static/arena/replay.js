@@ -41,7 +41,7 @@
   const stillness = window.matchMedia ? window.matchMedia("(prefers-reduced-motion: reduce)") : { matches: false };
   // How long a followed live move stays before the next is shown (ms): a card, a completed
   // trick, a hand's end. A page further behind than CATCH_UP steps jumps to the newest.
-  const PACE = { card: 450, trick: 1300, hand: 2500 };
+  const PACE = { card: 400, trick: 1100, hand: 2200 };
   const CATCH_UP = 8;
   let hand = 0, step = 0, timer = null, pacer = null;
   let drawn = null;  // what the last render showed: where, and the trick on the table
@@ -199,13 +199,13 @@
     return new Array(data.players).fill(0);
   }
 
-  // A person's pass (play.js) shows on the newest hand until its first card is played.
+  // A person's pass (play.js) shows at its hand's steps before the first card; before that
+  // hand's first frame has come, on the newest hand's end.
   function personal(note, now) {
-    if (!note || hand < data.hands.length - 1) return false;
     const h = now.h;
-    if (!h) return true;
-    if (h.number === note.number) return now.played === 0;
-    return h.number < note.number && now.end;
+    if (!note) return false;
+    if (h && h.number === note.number) return now.played === 0;
+    return hand >= data.hands.length - 1 && (!h || (h.number < note.number && now.end));
   }
 
   function drawSeat(lay, seat, now) {
@@ -278,14 +278,10 @@
       const slot = element("span", "played");
       slot.dataset.seat = s;
       slot.style.left = `${50 + 34 * place.x}%`;  // in front of its player
-      slot.style.top = `${50 + 31 * place.y}%`;
+      slot.style.top = `${50 + 27 * place.y}%`;
       slot.append(item, element("small", "who", names[s]));
       centre.appendChild(slot);
     });
-    if (now.h && now.h.trump) {
-      const trump = now.h.trump;
-      centre.appendChild(element("p", "felt-note", fmt(gettext("Trumps: %(suit)s."), { suit: `${SUITS[trump]} ${SUIT_NAMES[trump] || trump}` })));
-    }
   }
 
   // --- motion ---------------------------------------------------------------------------------
@@ -315,8 +311,8 @@
     const [wx, wy] = own ? middle(own.getBoundingClientRect()) : [cx, cy];
     slots.forEach((slot) => {
       const [px, py] = middle(slot.getBoundingClientRect());
-      slot.style.setProperty("--tx", `${(wx - px) * 0.45 + ((sx - cx) / length) * 16}px`);
-      slot.style.setProperty("--ty", `${(wy - py) * 0.45 + ((sy - cy) / length) * 16}px`);
+      slot.style.setProperty("--tx", `${(wx - px) * 0.25 + ((sx - cx) / length) * 10}px`);
+      slot.style.setProperty("--ty", `${(wy - py) * 0.25 + ((sy - cy) / length) * 10}px`);
     });
   }
   // The trick taken on the step before goes into its winner's seat (copies fly; the table
@@ -339,8 +335,11 @@
       return ghost;
     });
     void lay.flight.offsetWidth;
-    ghosts.forEach((ghost) => ghost.classList.add("gone"));
-    window.setTimeout(() => ghosts.forEach((ghost) => ghost.remove()), 900);
+    ghosts.forEach((ghost) => {
+      ["transitionend", "transitioncancel"].forEach((type) => ghost.addEventListener(type, () => ghost.remove()));
+      ghost.classList.add("gone");
+    });
+    window.setTimeout(() => ghosts.forEach((ghost) => ghost.remove()), 2000);  // (a tab in the background)
   }
 
   // --- drawing a step -------------------------------------------------------------------------
@@ -352,7 +351,7 @@
     const moving = !stillness.matches;
     const here = before && before.key === lay.key && before.hand === hand;
     const forward = Boolean(here && step === before.step + 1 && before.h);
-    const same = Boolean(here && step === before.step && before.h === h);
+    const same = Boolean(here && step === before.step);
     // Where the card just played comes from: its place in the hand, or its player's seat.
     let source = null;
     if (moving && forward && played === before.played + 1 && inTrick.length) {
@@ -420,6 +419,7 @@
         else if (h.shooter !== null) text += fmt(gettext(" — %(name)s shot the moon!"), { name: names[h.shooter] });
       }
     }
+    if (h && h.trump) text += " " + fmt(gettext("Trumps: %(suit)s."), { suit: `${SUITS[h.trump]} ${SUIT_NAMES[h.trump] || h.trump}` });
     if (liveUrl) text += following ? gettext(" · live") : "";
     status.textContent = text;
     status.classList.toggle("moon", Boolean(h && now.end && h.shooter !== null));
