@@ -276,6 +276,13 @@ def build_world() -> World:
         kind=Match.Kind.CHALLENGE, seats=seats, hands=3, seed=2026, requested_by=owner
     )
     services.match_run(match_id=replay_match.pk)
+    # Its first seat analysed (as a runner would: the same job, played here), shown on its page.
+    from bots_sdk.analysis import SAMPLES
+
+    analysis = services.analysis_request(
+        user=owner, match_id=replay_match.pk, seat=0, samples=SAMPLES
+    )
+    services.analysis_run(analysis_id=analysis.pk)
     faulty.refresh_from_db()
     fault_seats = [services.SeatSpec(version=faulty)] + seats[1:]
     fault_match = services.match_create(

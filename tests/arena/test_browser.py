@@ -395,6 +395,42 @@ def test_replay_steps_through_the_match_as_the_record_says(tab: Tab, world: Worl
     assert page.evaluate(SNAPSHOT)["status"].startswith(expected[-4]["status"])
 
 
+def test_an_analysed_seat_shows_a_bar_per_decision_that_takes_the_replay_there(
+    tab: Tab, world: World
+) -> None:
+    tab.open(f"/matches/{world.replay_match}/")
+    page = tab.page
+    document = page.evaluate("window.bidelAnalysis.shown")
+    assert document["status"] == "done" and document["seat"] == 0
+    items = page.locator("#analysis-decisions li")
+    assert items.count() == len(document["decisions"]) > 0
+    api = page.evaluate(
+        f"fetch('/api/matches/{world.replay_match}/analysis/0/').then((r) => r.json())"
+    )
+    assert api == document  # the page shows the API's numbers
+    marks = {d["mark"] for d in document["decisions"]}
+    for mark in marks - {""}:  # each mark is named on its bar, in words
+        assert page.locator(f"#analysis-decisions button.{mark}").first.inner_text().count(mark)
+    plays = [k for k, d in enumerate(document["decisions"]) if d["decision"] == "play"]
+    for k in (plays[0], plays[-1]):
+        decision = document["decisions"][k]
+        items.nth(k).locator("button").click()
+        shown = page.evaluate(SNAPSHOT)
+        trick = f"trick {decision['trick'] + 1}, card"
+        assert trick in shown["status"] and f"Hand {decision['hand'] + 1}" in shown["status"]
+        assert [0, decision["played"]] in shown["trick"], shown  # the card, on the table
+        assert items.nth(k).get_attribute("aria-current") == "step"
+    passes = [k for k, d in enumerate(document["decisions"]) if d["decision"] == "pass"]
+    if passes:
+        items.nth(passes[0]).locator("button").click()
+        assert "passing" in page.evaluate(SNAPSHOT)["status"]
+    tab.shoot("analysis")
+    # The other seats: none asked for; a visitor is told to sign in to ask.
+    page.locator("#analysis-seat").select_option("1")
+    assert "sign in" in page.locator("#analysis-status").inner_text()
+    assert items.count() == 0
+
+
 def test_replay_controls_work_by_keyboard_and_links_open_a_given_trick(
     tab: Tab, world: World
 ) -> None:
