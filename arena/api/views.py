@@ -582,11 +582,12 @@ class MatchViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Ge
 
     @extend_schema(
         parameters=[
+            OpenApiParameter("seat", int, OpenApiParameter.PATH, description="the seat, from 0"),
             OpenApiParameter(
                 "samples",
                 int,
                 description=f"deals each play is valued on (default {ANALYSIS_SAMPLES})",
-            )
+            ),
         ],
         request=s.AnalysisRequestSerializer,
         responses={
@@ -604,8 +605,9 @@ class MatchViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Ge
         runners): GET reads it, POST asks for it (signed in; kept for everyone once made, and
         counted against the asker's allowance only when new). ``seat`` from 0."""
         match = self.get_object()
-        source = request.data if request.method == "POST" else request.query_params
-        data = s.AnalysisRequestSerializer(data={k: source[k] for k in ("samples",) if k in source})
+        data = s.AnalysisRequestSerializer(
+            data=request.data if request.method == "POST" else request.query_params
+        )
         data.is_valid(raise_exception=True)
         samples = data.validated_data.get("samples", ANALYSIS_SAMPLES)
         found = selectors.analysis_find(match, int(seat), samples)

@@ -95,6 +95,10 @@ def test_every_read_answers_with_real_data_as_its_schema_says() -> None:
         seats=[services.SeatSpec(builtin=n) for n in ("low", "random", "heuristic", "low")],
     )
     services.match_run(match_id=match.pk)
+    from bots_sdk.analysis import SAMPLES
+
+    analysed = services.analysis_request(user=owner, match_id=match.pk, seat=0, samples=SAMPLES)
+    services.analysis_run(analysis_id=analysed.pk)
     cup = tournaments.tournament_create(
         name="cup",
         format="round_robin",
@@ -120,6 +124,8 @@ def test_every_read_answers_with_real_data_as_its_schema_says() -> None:
             path_parameters["id"] = next(v for k, v in ids.items() if operation.path.startswith(k))
         if "{number}" in operation.path:
             path_parameters["number"] = 1
+        if "{seat}" in operation.path:
+            path_parameters["seat"] = 0
         case = operation.Case(path_parameters=path_parameters)
         response = case.call_and_validate(
             headers={"Authorization": f"Token {key}"},
