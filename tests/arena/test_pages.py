@@ -185,6 +185,16 @@ def test_tournament_page_standings_crosstable_and_refresh() -> None:
     assert page.count("/4</td>") == 12  # every pair met at all four tables of the rotation
     assert page.count('href="/matches/') == 4 + 1  # the four tables, and the header's index
     assert "Round 1, table 1, rotation 1" in page and "rotation 0" not in page  # from 1
+    # The luck of the deals beside the points: each entrant's cards worth a hand, as stored.
+    from arena import selectors
+
+    rows = selectors.tournament_standings(tournament)
+    assert all(row.expected_per_hand is not None for row in rows)
+    assert "Cards worth per hand" in page
+    for row in rows:
+        assert f"{row.expected_per_hand:.2f}" in page
+    # Duplicate: every entrant held every seat's cards once, so their luck is one figure.
+    assert len({row.expected_per_hand for row in rows}) == 1
 
 
 def _bot_with_history(matches: int, rng: random.Random) -> tuple[Any, Any, Any]:
