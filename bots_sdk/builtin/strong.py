@@ -17,12 +17,12 @@ for it, and the better of the two plans counts. The choices are halved as the bu
 (successive halving: the better half gets the rest), and the one with the best mean of (its
 score minus the others' mean score) is played, so moon shots count.
 
-``budget`` rollouts a play (2,000 unless told: the platform's top reference; ``strong-1`` to
+``budget`` rollouts a play (4,000 unless told: the platform's top reference; ``strong-1`` to
 ``strong-3`` are the same search at 50, 200 and 700, the strength levels below it), fewer when
 the clock runs low, or, given ``think``, as many as fit in that many seconds. A pass is
 searched too: the heuristic's most passable cards, a few more
 than it passes, make the candidates, each played out to the end of the hand on shared deals of
-the unseen cards, the other seats passing as the heuristic would (``pass_budget`` rollouts, five
+the unseen cards, the other seats passing as the heuristic would (``pass_budget`` rollouts, four
 plays' worth by default; where a kitty or a second deck would need constraints these deals do
 not keep, the heuristic passes). Declaring trumps and the moon choice are the heuristic's.
 The search itself is :mod:`bots_sdk.search`, compiled with the engine's hot modules.
@@ -71,8 +71,8 @@ def clocked(limit: int, time_left: float | None) -> int:
     (a second a move and a bank of ten) leaves strong its whole budget, pass and play, so it
     plays there as it plays off the clock.
 
-    >>> clocked(10_000, 11.0), clocked(2_000, 11.0), clocked(10_000, 1.0), clocked(5, None)
-    (10000, 2000, 1500, 5)
+    >>> clocked(16_000, 11.0), clocked(4_000, 11.0), clocked(10_000, 1.0), clocked(5, None)
+    (16000, 4000, 1500, 5)
     """
     return limit if time_left is None else min(limit, int(time_left * _ROLLOUTS_PER_SECOND))
 
@@ -118,9 +118,9 @@ class StrongBot(HeuristicBot):
     pass_candidates = 20
 
     #: Rollouts a play when none is given: the platform's top reference.
-    default_budget = 2000
+    default_budget = 4000
     #: Rollouts a pass, in plays' worth, when none is given.
-    pass_plays = 5
+    pass_plays = 4
 
     def __init__(
         self,
