@@ -348,6 +348,9 @@ def versions_expire() -> int:
 
 # --- analyses -----------------------------------------------------------------------------
 
+#: The most samples times hands one analysis may take (a runner's minute or so, compiled):
+#: the default samples fit any game (200 × the engine's 200 hands at most).
+ANALYSIS_MAX_WORK = 40_000
 #: An analysis no runner has answered in this long ends failed, saying so (asking again
 #: sends it again).
 ANALYSIS_TIMEOUT = settings.ANALYSIS_TIMEOUT_SECONDS
@@ -367,6 +370,12 @@ def analysis_request(*, user: Any, match_id: int, seat: int, samples: int) -> An
         raise ValidationError({"seat": f"this match seats {players}: a seat is 0 to {players - 1}"})
     if not 2 <= samples <= MAX_SAMPLES:
         raise ValidationError({"samples": f"samples must be from 2 to {MAX_SAMPLES}"})
+    hands = max(1, len(match.record.get("hands") or []))
+    if samples * hands > ANALYSIS_MAX_WORK:
+        most = ANALYSIS_MAX_WORK // hands
+        raise ValidationError(
+            {"samples": f"a game of {hands} hands is analysed on at most {most} samples"}
+        )
     analysis, created = Analysis.objects.select_for_update().get_or_create(
         match=match,
         seat=seat,

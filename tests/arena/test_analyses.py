@@ -160,6 +160,7 @@ def test_the_allowance_counts_new_analyses_only(monkeypatch: pytest.MonkeyPatch)
 @pytest.mark.django_db
 def test_what_cannot_be_analysed_is_refused_in_words_and_stores_nothing() -> None:
     finished = _finished(_builtins("low", "low", "low", "low"))
+    long = _finished(_builtins("low", "low", "low", "low"), hands=30)  # 30 × 2000: too much
     queued = services.match_create(kind=Match.Kind.CHALLENGE, seats=_builtins(*["low"] * 4))
     ada = _client("ada")
     cases = [
@@ -168,6 +169,7 @@ def test_what_cannot_be_analysed_is_refused_in_words_and_stores_nothing() -> Non
         (f"/api/matches/{finished.pk}/analysis/0/", {"samples": 1}, 400, "2"),
         (f"/api/matches/{finished.pk}/analysis/0/", {"samples": "many"}, 400, "integer"),
         (f"/api/matches/{finished.pk}/analysis/0/", {"samples": 10**6}, 400, "2000"),
+        (f"/api/matches/{long.pk}/analysis/0/", {"samples": 2000}, 400, "at most 1333 samples"),
         ("/api/matches/999999/analysis/0/", {}, 404, ""),
     ]
     for address, body, code, words in cases:
