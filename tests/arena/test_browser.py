@@ -431,6 +431,32 @@ def test_an_analysed_seat_shows_a_bar_per_decision_that_takes_the_replay_there(
     assert items.count() == 0
 
 
+def test_a_signed_in_person_asks_for_a_seats_analysis_and_the_runners_make_it(
+    tab: Tab, world: World
+) -> None:
+    tab.log_in(world.owner)
+    tab.open(f"/matches/{world.replay_match}/")
+    page = tab.page
+    page.locator("#analysis-seat").select_option("2")
+    ask = page.get_by_role("button", name="Analyse this seat")
+    assert "has not been analysed yet." in page.locator("#analysis-status").inner_text()
+    with celery_worker(env=world.env, hostname="analyst@browser", queues=["celery", "runner"]):
+        ask.click()  # (the page's session and CSRF token: the API's POST, as a person sends it)
+        page.wait_for_function(
+            "() => window.bidelAnalysis.shown && window.bidelAnalysis.shown.status === 'done'",
+            timeout=LONG_MS,
+        )
+    document = page.evaluate("window.bidelAnalysis.shown")
+    assert document["seat"] == 2 and document["decisions"]
+    assert page.locator("#analysis-decisions li").count() == len(document["decisions"])
+    assert not ask.is_visible()  # made: nothing more to ask
+    assert (
+        f"{len(document['decisions'])} decisions analysed"
+        in page.locator("#analysis-status").inner_text()
+    )
+    assert _axe_violations(page) == []
+
+
 def test_replay_controls_work_by_keyboard_and_links_open_a_given_trick(
     tab: Tab, world: World
 ) -> None:
